@@ -1,0 +1,95 @@
+import { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { Config } from "./config.ts";
+import { openDatabase, type Database } from "./db/database.ts";
+import { IdempotencyService } from "./domain/idempotency/idempotency.service.ts";
+import { MerchantRepository } from "./domain/merchants/merchant.repository.ts";
+import { MerchantService } from "./domain/merchants/merchant.service.ts";
+import type { MessagingProvider } from "./domain/messaging/messaging-provider.ts";
+import { OrderEventBus } from "./domain/orders/order-events.bus.ts";
+import { OrderRepository } from "./domain/orders/order.repository.ts";
+import { OrderService } from "./domain/orders/order.service.ts";
+import { buildHttpServer, type App } from "./http/server.ts";
+import { createMetrics, type Metrics } from "./metrics.ts";
+import { SimulatedPhones } from "./providers/simulator/simulated-phones.ts";
+import { SimulatorProvider } from "./providers/simulator/simulator.provider.ts";
+import { SimulatorService } from "./providers/simulator/simulator.service.ts";
+import { UnconfiguredProvider } from "./providers/unconfigured.provider.ts";
+import { startMaintenance } from "./workers/maintenance.worker.ts";
+
+export interface AppServices {
+  config: Config;
+  database: Database;
+  redis: Redis | null;
+  metrics: Metrics;
+  bus: OrderEventBus;
+  merchantService: MerchantService;
+  orderService: OrderService;
+  idempotency: IdempotencyService;
+  phones: SimulatedPhones;
+  simulator: SimulatorService;
+}
+
+export interface RunningApp {
+  services: AppServices;
+  http: App;
+  /** Stops accepting requests, then closes workers, Redis and the database, in that order. */
+  close(): Promise<void>;
+}
+
+export interface CreateAppOptions {
+  logger: Logger;
+  /** Replaces the live-mode provider (the WhatsApp adapter arrives with its own issue). */
+  liveProvider?: MessagingProvider;
+  /** An already-open database (tests share one per file). */
+  database?: Database;
+}
+
+/** The composition root: builds every service once and wires them; transports only receive services. */
+export async function createApp(config: Config, options: CreateAppOptions): Promise<RunningApp> {
+  const { logger } = options;
+  const database =
+    options.database ??
+    (await openDatabase(config.database, {
+      onMigrated: (applied) => applied.length && logger.info({ applied }, "database migrations applied"),
+    }));
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
+  const metrics = createMetrics();
+  const bus = new OrderEventBus();
+  bus.subscribe((event) => metrics.orderEvents.labels(event.envelope.event).inc());
+
+  const phones = new SimulatedPhones();
+  const simulatorProvider = new SimulatorProvider(phones);
+  const liveProvider = options.liveProvider ?? new UnconfiguredProvider();
+  const orderService = new OrderService(
+    new OrderRepository(database.prisma),
+    { forMode: (mode) => (mode === "test" ? simulatorProvider : liveProvider) },
+    bus,
+    logger,
+  );
+  const services: AppServices = {
+    config,
+    database,
+    redis,
+    metrics,
+    bus,
+    merchantService: new MerchantService(new MerchantRepository(database.prisma)),
+    orderService,
+    idempotency: new IdempotencyService(database.prisma),
+    phones,
+    simulator: new SimulatorService(orderService),
+  };
+  const http = await buildHttpServer(services, config, logger);
+  const maintenance = startMaintenance(services, logger);
+
+  return {
+    services,
+    http,
+    async close() {
+      await http.close();
+      maintenance.stop();
+      redis?.disconnect();
+      if (!options.database) await database.close();
+    },
+  };
+}

@@ -1,0 +1,151 @@
+import { z } from "zod";
+
+/**
+ * The only place that reads the environment. Everything else receives a validated `Config`.
+ * Names and defaults are fixed by SPEC §1.
+ */
+const booleanFlag = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((value) => value === "true" || value === "1" || value === "yes");
+
+const durationUnits: Record<string, number> = {
+  ms: 1, millisecond: 1, milliseconds: 1,
+  s: 1000, sec: 1000, second: 1000, seconds: 1000,
+  m: 60_000, min: 60_000, minute: 60_000, minutes: 60_000,
+  h: 3_600_000, hour: 3_600_000, hours: 3_600_000,
+  d: 86_400_000, day: 86_400_000, days: 86_400_000,
+};
+
+/** "5s", "30m", "1 minute", "1500ms", or plain milliseconds. */
+export function parseDuration(text: string): number | null {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
+  if (!match) return null;
+  const unit = match[2].toLowerCase() || "ms";
+  const factor = durationUnits[unit];
+  return factor === undefined ? null : Math.round(Number(match[1]) * factor);
+}
+
+const duration = z.string().transform((text, ctx) => {
+  const ms = parseDuration(text);
+  if (ms === null || ms <= 0) {
+    ctx.addIssue({ code: "custom", message: `"${text}" is not a duration (try 1500ms, 5s, 1 minute)` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const retrySchedule = z.string().transform((text, ctx) => {
+  const delays = text.split(",").map((part) => parseDuration(part));
+  if (delays.length === 0 || delays.some((ms) => ms === null || ms < 0)) {
+    ctx.addIssue({ code: "custom", message: `"${text}" is not a comma-separated list of durations` });
+    return z.NEVER;
+  }
+  return delays as number[];
+});
+
+const databaseUrl = z
+  .string()
+  .regex(/^(postgres(ql)?:\/\/.+|pglite:.+)$/, "must be a postgres:// or postgresql:// URL, pglite:<dir> or pglite:memory");
+
+const positiveInt = z.coerce.number().int().positive();
+
+const envSchema = z.object({
+  NODE_ENV: z.string().default("development"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  DATABASE_URL: databaseUrl.optional(),
+  DATA_DIR: z.string().min(1).default("./data"),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
+  WHATSAPP_API_URL: z.string().url().default("https://graph.facebook.com/v26.0"),
+  WHATSAPP_PHONE_NUMBER_ID: z.string().min(1).optional(),
+  WHATSAPP_ACCESS_TOKEN: z.string().min(1).optional(),
+  WHATSAPP_APP_SECRET: z.string().min(1).optional(),
+  WHATSAPP_VERIFY_TOKEN: z.string().min(1).optional(),
+  WHATSAPP_TEMPLATE_NAME: z.string().min(1).default("order_confirmation"),
+  WHATSAPP_TIMEOUT_MS: positiveInt.default(10_000),
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule.prefault(["5s", "5m", "30m", "2h", "5h", "10h", "10h"].join(",")),
+  WEBHOOK_TIMEOUT_MS: positiveInt.default(15_000),
+  WEBHOOK_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
+  RATE_LIMIT_MAX: positiveInt.default(1200),
+  RATE_LIMIT_WINDOW: duration.prefault("1 minute"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type DatabaseTarget =
+  | { kind: "postgres"; url: string }
+  | { kind: "embedded"; dataDir: string | null };
+
+export interface Config {
+  env: string;
+  production: boolean;
+  http: { port: number; host: string };
+  database: DatabaseTarget;
+  dataDir: string;
+  redisUrl: string | null;
+  whatsapp: {
+    apiUrl: string;
+    phoneNumberId: string | null;
+    accessToken: string | null;
+    appSecret: string | null;
+    verifyToken: string | null;
+    templateName: string;
+    timeoutMs: number;
+  };
+  webhooks: { retryScheduleMs: number[]; timeoutMs: number; allowPrivateUrls: boolean };
+  rateLimit: { max: number; windowMs: number };
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
+  }
+}
+
+function databaseTarget(url: string | undefined, dataDir: string): DatabaseTarget {
+  if (!url) return { kind: "embedded", dataDir };
+  if (url.startsWith("pglite:")) {
+    const target = url.slice("pglite:".length);
+    return { kind: "embedded", dataDir: target === "memory" ? null : target };
+  }
+  return { kind: "postgres", url };
+}
+
+/** Reads and validates the environment once; throws `ConfigError` listing every problem. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings are "unset": shells and .env files often export VAR= for "no value".
+  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`));
+  }
+  const env = parsed.data;
+  const whatsapp = {
+    apiUrl: env.WHATSAPP_API_URL.replace(/\/+$/, ""),
+    phoneNumberId: env.WHATSAPP_PHONE_NUMBER_ID ?? null,
+    accessToken: env.WHATSAPP_ACCESS_TOKEN ?? null,
+    appSecret: env.WHATSAPP_APP_SECRET ?? null,
+    verifyToken: env.WHATSAPP_VERIFY_TOKEN ?? null,
+    templateName: env.WHATSAPP_TEMPLATE_NAME,
+    timeoutMs: env.WHATSAPP_TIMEOUT_MS,
+  };
+  if (whatsapp.phoneNumberId && whatsapp.accessToken && !whatsapp.appSecret) {
+    throw new ConfigError(["WHATSAPP_APP_SECRET: required when live mode is configured (it verifies Meta's callbacks)"]);
+  }
+  return {
+    env: env.NODE_ENV,
+    production: env.NODE_ENV === "production",
+    http: { port: env.PORT, host: env.HOST },
+    database: databaseTarget(env.DATABASE_URL, env.DATA_DIR),
+    dataDir: env.DATA_DIR,
+    redisUrl: env.REDIS_URL ?? null,
+    whatsapp,
+    webhooks: {
+      retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS,
+    },
+    rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW },
+    logLevel: env.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,61 @@
+import pg from "pg";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient } from "../generated/prisma/client.ts";
+import type { DatabaseTarget } from "../config.ts";
+import { startEmbeddedPostgres, type EmbeddedPostgres } from "./embedded-postgres.ts";
+import { migrate } from "./migrator.ts";
+
+export type Prisma = PrismaClient;
+
+export interface Database {
+  readonly prisma: PrismaClient;
+  /** The PostgreSQL URL in use (for embedded databases, the socket URL). */
+  readonly url: string;
+  readonly embedded: boolean;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  migrate?: boolean;
+  poolSize?: number;
+  /** Called once the migrations have run, with their names. */
+  onMigrated?: (applied: string[]) => void;
+}
+
+/**
+ * Opens PostgreSQL or the embedded PGlite: both are reached over the PostgreSQL protocol through `pg`,
+ * so the rest of the service never knows which one it has.
+ */
+export async function openDatabase(target: DatabaseTarget, options: OpenDatabaseOptions = {}): Promise<Database> {
+  let embedded: EmbeddedPostgres | null = null;
+  let url: string;
+  if (target.kind === "embedded") {
+    embedded = await startEmbeddedPostgres({ dataDir: target.dataDir });
+    url = embedded.url;
+  } else {
+    url = target.url;
+  }
+  try {
+    if (options.migrate !== false) {
+      const result = await migrate(url);
+      options.onMigrated?.(result.applied);
+    }
+    // The embedded engine runs one query at a time anyway; a few connections let waiters queue there.
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? (embedded ? 8 : 20) });
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    await prisma.$connect();
+    return {
+      prisma,
+      url,
+      embedded: embedded !== null,
+      async close() {
+        await prisma.$disconnect();
+        await pool.end();
+        await embedded?.stop();
+      },
+    };
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,94 @@
+import { UnauthorizedError, NotFoundError } from "../errors.ts";
+import { isUuid } from "../ids.ts";
+import type { MerchantScope } from "../orders/order.repository.ts";
+import { displayPrefix, generateApiKey, hashApiKey, parseApiKey, type KeyMode } from "./api-key.ts";
+import type { ApiKeyRecord, MerchantRepository } from "./merchant.repository.ts";
+
+export interface Caller extends MerchantScope {
+  keyId: string;
+}
+
+export interface CreatedKey {
+  key: string;
+  record: ApiKeyRecord;
+}
+
+interface CachedKey {
+  record: ApiKeyRecord;
+  expiresAt: number;
+}
+
+/** Key lookups are cached briefly: a revocation reaches every instance within this time. */
+const AUTH_CACHE_TTL_MS = 5_000;
+const AUTH_CACHE_MAX = 10_000;
+/** `lastUsedAt` is a hint for operators, written at most this often per key. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export class MerchantService {
+  private readonly cache = new Map<string, CachedKey>();
+  private readonly lastTouched = new Map<string, number>();
+
+  constructor(
+    private readonly merchants: MerchantRepository,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /** A merchant with one live and one test key; the keys are returned once and only their hashes kept. */
+  async createMerchant(name: string): Promise<{ merchant: { id: string; name: string }; keys: Record<KeyMode, string> }> {
+    const merchant = await this.merchants.create(name);
+    const live = await this.createKey(merchant.id, "live");
+    const test = await this.createKey(merchant.id, "test");
+    return { merchant: { id: merchant.id, name: merchant.name }, keys: { live: live.key, test: test.key } };
+  }
+
+  async createKey(merchantId: string, mode: KeyMode, name: string | null = null): Promise<CreatedKey> {
+    if (!isUuid(merchantId) || !(await this.merchants.exists(merchantId))) throw new NotFoundError("merchant");
+    const key = generateApiKey(mode);
+    const record = await this.merchants.insertKey(merchantId, mode, displayPrefix(key), hashApiKey(key), name);
+    return { key, record };
+  }
+
+  async listKeys(merchantId: string): Promise<ApiKeyRecord[]> {
+    if (!isUuid(merchantId) || !(await this.merchants.exists(merchantId))) throw new NotFoundError("merchant");
+    return this.merchants.listKeys(merchantId);
+  }
+
+  async revokeKey(keyId: string): Promise<ApiKeyRecord> {
+    const record = isUuid(keyId) ? await this.merchants.revokeKey(keyId, this.clock()) : null;
+    if (!record) throw new NotFoundError("apiKey");
+    for (const [hash, cached] of this.cache) if (cached.record.id === keyId) this.cache.delete(hash);
+    return record;
+  }
+
+  async hasMerchants(): Promise<boolean> {
+    return (await this.merchants.count()) > 0;
+  }
+
+  /** Resolves the X-API-Key header to the calling merchant and mode, or throws UNAUTHORIZED. */
+  async authenticate(key: string | undefined): Promise<Caller> {
+    if (!key) throw new UnauthorizedError("missing");
+    if (!parseApiKey(key)) throw new UnauthorizedError("invalid");
+    const hash = hashApiKey(key);
+    const now = this.clock().getTime();
+    let cached = this.cache.get(hash);
+    if (!cached || cached.expiresAt <= now) {
+      const record = await this.merchants.findKeyByHash(hash);
+      if (!record) throw new UnauthorizedError("invalid");
+      cached = { record, expiresAt: now + AUTH_CACHE_TTL_MS };
+      if (this.cache.size >= AUTH_CACHE_MAX) this.cache.clear();
+      this.cache.set(hash, cached);
+    }
+    const { record } = cached;
+    if (record.revokedAt) throw new UnauthorizedError("invalid");
+    this.noteUse(record.id, now);
+    return { merchantId: record.merchantId, mode: record.mode, keyId: record.id };
+  }
+
+  private noteUse(keyId: string, now: number): void {
+    const last = this.lastTouched.get(keyId) ?? 0;
+    if (now - last < LAST_USED_RESOLUTION_MS) return;
+    this.lastTouched.set(keyId, now);
+    // Off the request path: a failed hint write must never fail the request.
+    this.merchants.touchKey(keyId, new Date(now)).catch(() => this.lastTouched.delete(keyId));
+  }
+}

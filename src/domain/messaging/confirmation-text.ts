@@ -1,0 +1,57 @@
+import type { Language, OrderConfirmationMessage } from "./messaging-provider.ts";
+
+/**
+ * The customer-facing text of the confirmation, in the customer's language. The simulator shows it as
+ * is; the WhatsApp template carries the same values as body parameters.
+ */
+const labels = {
+  en: {
+    greeting: (name: string) => `Hello ${name}, please confirm your order ${"{ref}"}.`,
+    items: "Items",
+    shipping: "Shipping",
+    total: "Total",
+    address: "Delivery address",
+    approve: "Approve",
+    cancel: "Cancel",
+  },
+  ar: {
+    greeting: (name: string) => `مرحبًا ${name}، يرجى تأكيد طلبك ${"{ref}"}.`,
+    items: "المنتجات",
+    shipping: "الشحن",
+    total: "الإجمالي",
+    address: "عنوان التوصيل",
+    approve: "تأكيد",
+    cancel: "إلغاء",
+  },
+} as const;
+
+export function formatMoney(amount: number, currency: string, language: Language): string {
+  try {
+    return new Intl.NumberFormat(language === "ar" ? "ar" : "en", { style: "currency", currency }).format(amount);
+  } catch {
+    return `${amount} ${currency}`;
+  }
+}
+
+export function itemLine(item: OrderConfirmationMessage["items"][number], currency: string, language: Language): string {
+  const variant = item.variantName ? ` (${item.variantName})` : "";
+  return `${item.quantity} × ${item.productName}${variant}: ${formatMoney(item.totalPrice, currency, language)}`;
+}
+
+export function buttonTitles(language: Language): { approve: string; cancel: string } {
+  return { approve: labels[language].approve, cancel: labels[language].cancel };
+}
+
+export function renderConfirmationText(message: OrderConfirmationMessage): string {
+  const l = labels[message.language];
+  const lines = [
+    l.greeting(message.customerName).replace("{ref}", message.externalOrderId),
+    "",
+    `${l.items}:`,
+    ...message.items.map((item) => `• ${itemLine(item, message.currency, message.language)}`),
+    `${l.shipping}: ${formatMoney(message.shippingCost, message.currency, message.language)}`,
+    `${l.total}: ${formatMoney(message.totalCost, message.currency, message.language)}`,
+  ];
+  if (message.customerAddress) lines.push(`${l.address}: ${message.customerAddress}`);
+  return lines.join("\n");
+}

@@ -1,0 +1,54 @@
+/**
+ * The port through which the order service sends the confirmation message. Adapters: the in-process
+ * simulator (test mode) and the WhatsApp Cloud API (live mode).
+ */
+export type Language = "en" | "ar";
+
+export interface ConfirmationItem {
+  productName: string;
+  variantName: string | null;
+  quantity: number;
+  unitPrice: number;
+  totalPrice: number;
+}
+
+export interface OrderConfirmationMessage {
+  orderId: string;
+  externalOrderId: string;
+  language: Language;
+  customerName: string;
+  /** Digits with country code, no leading + (the adapter formats it for the provider). */
+  customerPhone: string;
+  customerAddress: string | null;
+  items: ConfirmationItem[];
+  subtotal: number;
+  shippingCost: number;
+  totalCost: number;
+  currency: string;
+}
+
+export type SendResult =
+  /** The provider accepted the message (for WhatsApp: HTTP 200 with a wamid). */
+  | { outcome: "accepted"; providerMessageId: string }
+  /** The provider refused it synchronously: permanent for this message. */
+  | { outcome: "rejected"; errorCode: number | null; failureReason: string }
+  /** Unreachable, timed out, or still transiently failing after the bounded retry. */
+  | { outcome: "unavailable"; errorCode: number | null; failureReason: string; detail: string }
+  /** The provider for this mode has no configuration. */
+  | { outcome: "not_configured"; detail: string };
+
+export interface MessagingProvider {
+  readonly name: string;
+  sendOrderConfirmation(message: OrderConfirmationMessage): Promise<SendResult>;
+}
+
+/** Buttons carry the order and the action, so a tap can be correlated without any other state. */
+export const BUTTON_PAYLOAD = {
+  approve: (orderId: string) => `APPROVE:${orderId}`,
+  cancel: (orderId: string) => `CANCEL:${orderId}`,
+  parse(payload: string): { action: "approve" | "cancel"; orderId: string } | null {
+    const match = /^(APPROVE|CANCEL):([0-9a-f-]{36})$/i.exec(payload.trim());
+    if (!match) return null;
+    return { action: match[1].toUpperCase() === "APPROVE" ? "approve" : "cancel", orderId: match[2].toLowerCase() };
+  },
+};

@@ -1,0 +1,88 @@
+/**
+ * The order state machine, as pure functions: pending → confirmed | canceled | failed, nothing leaves a
+ * terminal state, and deliveryStatus only moves forward (null → sent → delivered → read; failed only
+ * while pending). Repositories apply the decisions inside a transaction that holds the order's row lock.
+ */
+export type Status = "pending" | "confirmed" | "canceled" | "failed";
+export type CustomerAction = "approved" | "canceled";
+export type DeliveryStatus = "sent" | "delivered" | "read" | "failed";
+export type OrderEventName = "order.created" | "order.confirmed" | "order.canceled" | "order.failed";
+
+export interface OrderState {
+  status: Status;
+  customerAction: CustomerAction | null;
+  deliveryStatus: DeliveryStatus | null;
+}
+
+export interface StateChange {
+  status?: Status;
+  customerAction?: CustomerAction;
+  deliveryStatus?: DeliveryStatus;
+  failure?: { errorCode: number | null; failureReason: string };
+}
+
+export type Decision =
+  /** Write `change`, and emit `event` when present. */
+  | { kind: "apply"; change: StateChange; event: OrderEventName | null }
+  /** Already in the requested state: answer as success, write nothing (idempotent repeats). */
+  | { kind: "unchanged" }
+  /** Not allowed from the current state. */
+  | { kind: "rejected"; status: Status };
+
+const DELIVERY_RANK: Record<Exclude<DeliveryStatus, "failed">, number> = { sent: 1, delivered: 2, read: 3 };
+
+export const isTerminal = (status: Status): boolean => status !== "pending";
+
+/** The merchant cancels through the API. Canceling a canceled order is a no-op (DELETE is idempotent). */
+export function decideMerchantCancel(state: OrderState): Decision {
+  if (state.status === "canceled") return { kind: "unchanged" };
+  if (state.status !== "pending") return { kind: "rejected", status: state.status };
+  return { kind: "apply", change: { status: "canceled", customerAction: "canceled" }, event: "order.canceled" };
+}
+
+/** The customer taps Approve or Cancel. Taps on orders that are no longer pending change nothing. */
+export function decideCustomerAction(state: OrderState, action: "approve" | "cancel"): Decision {
+  if (state.status !== "pending") {
+    const same = (action === "approve" && state.status === "confirmed") || (action === "cancel" && state.status === "canceled");
+    return same ? { kind: "unchanged" } : { kind: "rejected", status: state.status };
+  }
+  return action === "approve"
+    ? { kind: "apply", change: { status: "confirmed", customerAction: "approved" }, event: "order.confirmed" }
+    : { kind: "apply", change: { status: "canceled", customerAction: "canceled" }, event: "order.canceled" };
+}
+
+/**
+ * A delivery report from the provider. Progress reports never move backwards (a late `delivered` after
+ * `read` is ignored); `failed` fails the order only while it is pending, and is otherwise recorded only
+ * if nothing better is known.
+ */
+export function decideDeliveryStatus(
+  state: OrderState,
+  report: DeliveryStatus,
+  failure?: { errorCode: number | null; failureReason: string },
+): Decision {
+  if (report === "failed") {
+    if (state.status === "pending") {
+      return {
+        kind: "apply",
+        change: {
+          status: "failed",
+          deliveryStatus: "failed",
+          failure: failure ?? { errorCode: null, failureReason: "Unknown failure" },
+        },
+        event: "order.failed",
+      };
+    }
+    return { kind: "unchanged" };
+  }
+  const current = state.deliveryStatus;
+  if (current === "failed") return { kind: "unchanged" };
+  if (current !== null && DELIVERY_RANK[current] >= DELIVERY_RANK[report]) return { kind: "unchanged" };
+  return { kind: "apply", change: { deliveryStatus: report }, event: null };
+}
+
+/** failureReason per the seed: first error's message, else its title, else "Unknown failure". */
+export function failureReasonFrom(errors: { message?: string | null; title?: string | null }[] | undefined): string {
+  const first = errors?.[0];
+  return first?.message?.trim() || first?.title?.trim() || "Unknown failure";
+}

@@ -1,0 +1,243 @@
+import { Prisma, type PrismaClient } from "../../generated/prisma/client.ts";
+import { newId } from "../ids.ts";
+import type { Decision, OrderEventName, OrderState, StateChange } from "./order-state.ts";
+import type { CreateOrderInput, OrderFilter } from "./order.schemas.ts";
+import { eventEnvelope, toOrderView, type OrderEventEnvelope, type OrderRecord, type OrderView } from "./order.view.ts";
+import type { OrderCursor } from "./order-cursor.ts";
+
+export interface MerchantScope {
+  merchantId: string;
+  mode: "live" | "test";
+}
+
+export interface StoredEvent {
+  id: string;
+  merchantId: string;
+  orderId: string;
+  envelope: OrderEventEnvelope;
+}
+
+export type TransitionResult =
+  | { outcome: "applied"; order: OrderView; event: StoredEvent | null }
+  | { outcome: "unchanged"; order: OrderView }
+  | { outcome: "rejected"; order: OrderView; status: string }
+  | { outcome: "not_found" };
+
+const withItems = { items: { orderBy: { position: "asc" } } } as const;
+
+// Interactive transactions queue behind each other on the embedded engine; give waiters room.
+const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 } as const;
+
+/** Only this module (and its siblings' repositories) touch Prisma for orders. */
+export class OrderRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /**
+   * Stores a new order in the `sending` state, which claims its externalOrderId before any message is
+   * sent. Returns the existing order's id when the externalOrderId is taken.
+   */
+  async insertSending(
+    scope: MerchantScope,
+    input: CreateOrderInput,
+    language: string,
+    now: Date,
+  ): Promise<{ inserted: OrderRecord } | { duplicateOf: string }> {
+    try {
+      const inserted = await this.prisma.order.create({
+        data: {
+          id: newId(),
+          merchantId: scope.merchantId,
+          mode: scope.mode,
+          externalOrderId: input.externalOrderId,
+          customerName: input.customerName,
+          customerPhone: input.customerPhone,
+          customerAddress: input.customerAddress || null,
+          subtotal: decimal(input.subtotal),
+          shippingCost: decimal(input.shippingCost),
+          totalCost: decimal(input.totalCost),
+          currency: input.currency,
+          note: input.note || null,
+          language,
+          createdAt: now,
+          updatedAt: now,
+          items: {
+            create: input.items.map((item, position) => ({
+              id: newId(),
+              position,
+              productName: item.productName,
+              variantName: item.variantName || null,
+              quantity: decimal(item.quantity),
+              unitPrice: decimal(item.unitPrice),
+              totalPrice: decimal(item.totalPrice),
+            })),
+          },
+        },
+        include: withItems,
+      });
+      return { inserted };
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+        const existing = await this.findIdByExternalId(scope, input.externalOrderId);
+        if (existing) return { duplicateOf: existing };
+      }
+      throw error;
+    }
+  }
+
+  async findIdByExternalId(scope: MerchantScope, externalOrderId: string): Promise<string | null> {
+    const row = await this.prisma.order.findUnique({
+      where: { merchantId_mode_externalOrderId: { ...scope, externalOrderId } },
+      select: { id: true },
+    });
+    return row?.id ?? null;
+  }
+
+  /** The send was accepted: the order becomes visible and `order.created` is written with it. */
+  async markAccepted(orderId: string, providerMessageId: string, now: Date): Promise<{ order: OrderView; event: StoredEvent }> {
+    return this.prisma.$transaction(async (tx) => {
+      const record = await tx.order.update({
+        where: { id: orderId },
+        data: { sendState: "accepted", providerMessageId, updatedAt: now },
+        include: withItems,
+      });
+      const order = toOrderView(record);
+      const event = await insertEvent(tx, record, "order.created", now, order);
+      return { order, event };
+    }, TX_OPTIONS);
+  }
+
+  /** The send failed before the provider took it: stored failed, and no event (seed rule 1). */
+  async markSendFailed(orderId: string, failure: { errorCode: number | null; failureReason: string }, now: Date): Promise<OrderView> {
+    const record = await this.prisma.order.update({
+      where: { id: orderId },
+      data: {
+        sendState: "rejected",
+        status: "failed",
+        deliveryStatus: "failed",
+        errorCode: failure.errorCode,
+        failureReason: failure.failureReason,
+        updatedAt: now,
+      },
+      include: withItems,
+    });
+    return toOrderView(record);
+  }
+
+  async findVisible(scope: MerchantScope, id: string): Promise<OrderView | null> {
+    const record = await this.prisma.order.findFirst({
+      where: { id, merchantId: scope.merchantId, mode: scope.mode, sendState: { not: "sending" } },
+      include: withItems,
+    });
+    return record ? toOrderView(record) : null;
+  }
+
+  async list(scope: MerchantScope, filter: OrderFilter, limit: number, after: OrderCursor | null): Promise<OrderRecord[]> {
+    const where: Prisma.OrderWhereInput = {
+      merchantId: scope.merchantId,
+      mode: scope.mode,
+      sendState: { not: "sending" },
+    };
+    if (filter.statuses?.length) where.status = { in: filter.statuses };
+    if (filter.externalOrderId) where.externalOrderId = filter.externalOrderId;
+    if (filter.customerPhone) where.customerPhone = filter.customerPhone;
+    const createdAt: Prisma.DateTimeFilter = {};
+    if (filter.createdFrom) createdAt.gte = filter.createdFrom;
+    if (filter.createdTo) createdAt.lt = filter.createdTo;
+    const and: Prisma.OrderWhereInput[] = [];
+    if (Object.keys(createdAt).length) and.push({ createdAt });
+    if (after) {
+      and.push({ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] });
+    }
+    if (and.length) where.AND = and;
+    return this.prisma.order.findMany({
+      where,
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: limit,
+      include: withItems,
+    });
+  }
+
+  /**
+   * Runs `decide` against the order's current state while holding its row lock, then writes the change
+   * and its outbox event in the same transaction: concurrent transitions serialise, exactly one wins.
+   */
+  async transition(
+    orderId: string,
+    scope: MerchantScope | null,
+    decide: (state: OrderState) => Decision,
+    now: Date,
+  ): Promise<TransitionResult> {
+    return this.prisma.$transaction(async (tx) => {
+      const locked = scope
+        ? await tx.$queryRaw<{ id: string }[]>`
+            SELECT id FROM orders WHERE id = ${orderId}::uuid AND merchant_id = ${scope.merchantId}::uuid
+              AND mode = ${scope.mode}::"KeyMode" AND send_state <> 'sending' FOR UPDATE`
+        : await tx.$queryRaw<{ id: string }[]>`
+            SELECT id FROM orders WHERE id = ${orderId}::uuid AND send_state <> 'sending' FOR UPDATE`;
+      if (locked.length === 0) return { outcome: "not_found" } as const;
+      const current = await tx.order.findUniqueOrThrow({ where: { id: orderId }, include: withItems });
+      const decision = decide(current);
+      if (decision.kind === "unchanged") return { outcome: "unchanged", order: toOrderView(current) } as const;
+      if (decision.kind === "rejected") {
+        return { outcome: "rejected", order: toOrderView(current), status: decision.status } as const;
+      }
+      const record = await tx.order.update({
+        where: { id: orderId },
+        data: { ...changeData(decision.change), updatedAt: now },
+        include: withItems,
+      });
+      const order = toOrderView(record);
+      const event = decision.event ? await insertEvent(tx, record, decision.event, now, order) : null;
+      return { outcome: "applied", order, event } as const;
+    }, TX_OPTIONS);
+  }
+
+  async eventsOf(orderId: string): Promise<StoredEvent[]> {
+    const rows = await this.prisma.orderEvent.findMany({ where: { orderId }, orderBy: { sequence: "asc" } });
+    return rows.map((row) => ({
+      id: row.id,
+      merchantId: row.merchantId,
+      orderId: row.orderId,
+      envelope: row.payload as unknown as OrderEventEnvelope,
+    }));
+  }
+}
+
+function changeData(change: StateChange): Prisma.OrderUpdateInput {
+  const data: Prisma.OrderUpdateInput = {};
+  if (change.status) data.status = change.status;
+  if (change.customerAction) data.customerAction = change.customerAction;
+  if (change.deliveryStatus) data.deliveryStatus = change.deliveryStatus;
+  if (change.failure) {
+    data.errorCode = change.failure.errorCode;
+    data.failureReason = change.failure.failureReason;
+  }
+  return data;
+}
+
+async function insertEvent(
+  tx: Prisma.TransactionClient,
+  record: OrderRecord,
+  name: OrderEventName,
+  now: Date,
+  order: OrderView,
+): Promise<StoredEvent> {
+  const envelope = eventEnvelope(name, now, order);
+  const id = newId();
+  await tx.orderEvent.create({
+    data: {
+      id,
+      merchantId: record.merchantId,
+      orderId: record.id,
+      type: name,
+      payload: envelope as unknown as Prisma.InputJsonValue,
+      createdAt: now,
+    },
+  });
+  return { id, merchantId: record.merchantId, orderId: record.id, envelope };
+}
+
+/** Money arrives as a JS number with ≤ 4 decimals; its shortest text is the exact decimal the client sent. */
+function decimal(value: number): Prisma.Decimal {
+  return new Prisma.Decimal(String(value));
+}

@@ -1,0 +1,93 @@
+import { z } from "zod";
+
+/**
+ * The create-order input and list filters, shared by REST (which also publishes them as OpenAPI) and
+ * GraphQL. Bounds are SPEC §3's. Messages are catalogue keys (`i18n:`), localised by each transport.
+ */
+export const MAX_MONEY = 1e12;
+const MONEY_DECIMALS = 4;
+
+/** Counts decimals from the shortest round-trip text of the number, which is what the client wrote. */
+export function decimalPlaces(value: number): number {
+  const text = String(value);
+  const exponent = /e([+-]\d+)$/i.exec(text);
+  const [mantissa] = text.split(/e/i);
+  const fraction = mantissa.split(".")[1]?.length ?? 0;
+  return Math.max(0, fraction - (exponent ? Number(exponent[1]) : 0));
+}
+
+/** A type error message that applies only to the wrong-type case, not to the schema's other checks. */
+const typeError = (kind: "string" | "number" | "array") => ({
+  error: (issue: { code?: string }) => (issue.code === "invalid_type" ? `i18n:type.${kind}` : undefined),
+});
+
+const money = z
+  .number(typeError("number"))
+  .min(0, { error: "i18n:number.nonnegative" })
+  .max(MAX_MONEY, { error: "i18n:number.max_money" })
+  .refine((value) => decimalPlaces(value) <= MONEY_DECIMALS, { error: "i18n:number.decimals" })
+  .meta({ description: `Non-negative amount, at most ${MONEY_DECIMALS} decimals, stored exactly`, example: 149.99 });
+
+const text = (min: number, max: number) => z.string(typeError("string")).trim().min(min).max(max);
+
+export const orderItemInput = z.object({
+  productName: text(1, 200),
+  variantName: text(0, 200).optional(),
+  quantity: z
+    .number(typeError("number"))
+    .positive()
+    .max(1e9)
+    .refine((value) => decimalPlaces(value) <= MONEY_DECIMALS, { error: "i18n:number.decimals" }),
+  unitPrice: money,
+  totalPrice: money,
+});
+
+export const createOrderInput = z
+  .object({
+    externalOrderId: text(1, 100).meta({ description: "Your own unique order identifier", example: "ORD-10045" }),
+    customerName: text(1, 120).meta({ example: "Layla Hassan" }),
+    customerPhone: z
+      .string(typeError("string"))
+      .trim()
+      .regex(/^[1-9]\d{7,14}$/, { error: "i18n:format.phone" })
+      .meta({ description: "Country code and number, 8–15 digits, no + and no leading 0", example: "966501234567" }),
+    customerAddress: text(0, 500).optional(),
+    subtotal: money,
+    shippingCost: money,
+    totalCost: money,
+    currency: z
+      .string(typeError("string"))
+      .trim()
+      .regex(/^[A-Za-z]{3}$/, { error: "i18n:format.currency" })
+      .refine((code) => isIsoCurrency(code), { error: "i18n:format.currency" })
+      .transform((code) => code.toUpperCase())
+      .meta({ description: "ISO 4217 code (case-insensitive in, upper-case out)", example: "SAR" }),
+    note: text(0, 1000).optional().meta({ description: "Stored, never returned in responses or events" }),
+    items: z.array(orderItemInput, typeError("array")).min(1).max(100),
+  })
+  .meta({ id: "CreateOrder" });
+
+export type CreateOrderInput = z.infer<typeof createOrderInput>;
+
+// ICU's list leaves out fund codes and a few recent ISO 4217 additions.
+const supportedCurrencies = new Set([
+  ...Intl.supportedValuesOf("currency"),
+  ...["BOV", "CHE", "CHW", "CLF", "COU", "MXV", "USN", "UYW", "VED", "XCG", "XDR", "ZWG"],
+]);
+function isIsoCurrency(code: string): boolean {
+  return supportedCurrencies.has(code.toUpperCase());
+}
+
+export const ORDER_STATUSES = ["pending", "confirmed", "canceled", "failed"] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export interface OrderFilter {
+  statuses?: OrderStatus[];
+  externalOrderId?: string;
+  customerPhone?: string;
+  createdFrom?: Date;
+  createdTo?: Date;
+}
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;

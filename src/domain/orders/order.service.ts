@@ -1,0 +1,162 @@
+import type { Logger } from "pino";
+import {
+  DuplicateExternalOrderIdError,
+  NotFoundError,
+  OrderNotPendingError,
+  ProviderRejectedError,
+  ProviderUnavailableError,
+} from "../errors.ts";
+import { isUuid } from "../ids.ts";
+import type { Language, MessagingProvider, OrderConfirmationMessage } from "../messaging/messaging-provider.ts";
+import { decodeCursor, encodeCursor } from "./order-cursor.ts";
+import type { OrderEventBus } from "./order-events.bus.ts";
+import { decideCustomerAction, decideDeliveryStatus, decideMerchantCancel, type Decision, type DeliveryStatus } from "./order-state.ts";
+import type { MerchantScope, OrderRepository, TransitionResult } from "./order.repository.ts";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type CreateOrderInput, type OrderFilter } from "./order.schemas.ts";
+import { toOrderView, type OrderView } from "./order.view.ts";
+
+export interface OrderPage {
+  orders: OrderView[];
+  limit: number;
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+export interface ProviderRouter {
+  forMode(mode: MerchantScope["mode"]): MessagingProvider;
+}
+
+export class InvalidCursorError extends Error {}
+
+/**
+ * Every business rule about orders, called alike by REST, GraphQL, the simulator and provider callbacks.
+ */
+export class OrderService {
+  constructor(
+    private readonly orders: OrderRepository,
+    private readonly providers: ProviderRouter,
+    private readonly bus: OrderEventBus,
+    private readonly logger: Logger,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /**
+   * Claims the externalOrderId, sends the confirmation, then records the provider's answer: accepted
+   * orders become `pending` with `order.created`; rejected or unsent ones are stored `failed` without an
+   * event, and the caller gets a typed error carrying that order.
+   */
+  async create(scope: MerchantScope, input: CreateOrderInput, language: Language): Promise<OrderView> {
+    const claimed = await this.orders.insertSending(scope, input, language, this.clock());
+    if ("duplicateOf" in claimed) throw new DuplicateExternalOrderIdError(claimed.duplicateOf, input.externalOrderId);
+    const draft = toOrderView(claimed.inserted);
+    const provider = this.providers.forMode(scope.mode);
+    const result = await provider.sendOrderConfirmation(confirmationOf(draft, language)).catch((error: unknown) => {
+      this.logger.error({ err: error, orderId: draft.id, provider: provider.name }, "provider send threw");
+      return { outcome: "unavailable", errorCode: null, failureReason: "Unknown failure", detail: String(error) } as const;
+    });
+    switch (result.outcome) {
+      case "accepted": {
+        const { order, event } = await this.orders.markAccepted(draft.id, result.providerMessageId, this.clock());
+        this.bus.publish(event);
+        return order;
+      }
+      case "rejected": {
+        const order = await this.orders.markSendFailed(draft.id, result, this.clock());
+        throw new ProviderRejectedError(order, result.errorCode, result.failureReason);
+      }
+      case "unavailable": {
+        this.logger.warn({ orderId: draft.id, provider: provider.name, detail: result.detail }, "provider unavailable");
+        const order = await this.orders.markSendFailed(draft.id, result, this.clock());
+        throw new ProviderUnavailableError(order, result.errorCode, result.failureReason, "unreachable");
+      }
+      case "not_configured": {
+        const failure = { errorCode: null, failureReason: "Unknown failure" };
+        const order = await this.orders.markSendFailed(draft.id, failure, this.clock());
+        this.logger.warn({ orderId: draft.id, detail: result.detail }, "live order without WhatsApp configuration");
+        throw new ProviderUnavailableError(order, null, failure.failureReason, "not_configured");
+      }
+    }
+  }
+
+  async get(scope: MerchantScope, id: string): Promise<OrderView> {
+    const order = isUuid(id) ? await this.orders.findVisible(scope, id.toLowerCase()) : null;
+    if (!order) throw new NotFoundError("order");
+    return order;
+  }
+
+  /** Newest first, keyset-paginated. `cursor` is the opaque `nextCursor` of the previous page. */
+  async list(scope: MerchantScope, filter: OrderFilter, page: { limit?: number; cursor?: string | null }): Promise<OrderPage> {
+    const limit = Math.min(Math.max(page.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
+    const after = page.cursor ? decodeCursor(page.cursor) : null;
+    if (page.cursor && !after) throw new InvalidCursorError("cursor");
+    const rows = await this.orders.list(scope, filter, limit + 1, after);
+    const hasMore = rows.length > limit;
+    const visible = rows.slice(0, limit);
+    const last = visible.at(-1);
+    return {
+      orders: visible.map(toOrderView),
+      limit,
+      hasMore,
+      nextCursor: hasMore && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+    };
+  }
+
+  /** DELETE: pending → canceled (+ order.canceled); canceled stays as is; confirmed/failed → 409. */
+  async cancel(scope: MerchantScope, id: string): Promise<OrderView> {
+    return this.settle(await this.transition(id, scope, decideMerchantCancel));
+  }
+
+  /**
+   * The customer tapped a button (simulator or WhatsApp). With a scope (simulator endpoint) a tap on an
+   * order that is no longer pending is reported as ORDER_NOT_PENDING; provider callbacks pass no scope and
+   * ignore the outcome.
+   */
+  async applyCustomerAction(orderId: string, action: "approve" | "cancel", scope: MerchantScope | null = null): Promise<TransitionResult> {
+    return this.transition(orderId, scope, (state) => decideCustomerAction(state, action));
+  }
+
+  async applyDeliveryStatus(
+    orderId: string,
+    status: DeliveryStatus,
+    failure?: { errorCode: number | null; failureReason: string },
+    scope: MerchantScope | null = null,
+  ): Promise<TransitionResult> {
+    return this.transition(orderId, scope, (state) => decideDeliveryStatus(state, status, failure));
+  }
+
+  /** Throws the domain error for an outcome that the caller must see as a failure. */
+  settle(result: TransitionResult): OrderView {
+    if (result.outcome === "not_found") throw new NotFoundError("order");
+    if (result.outcome === "rejected") throw new OrderNotPendingError(result.order.id, result.status);
+    return result.order;
+  }
+
+  private async transition(id: string, scope: MerchantScope | null, decide: (state: Parameters<typeof decideMerchantCancel>[0]) => Decision) {
+    if (!isUuid(id)) return { outcome: "not_found" } as const;
+    const result = await this.orders.transition(id.toLowerCase(), scope, decide, this.clock());
+    if (result.outcome === "applied" && result.event) this.bus.publish(result.event);
+    return result;
+  }
+}
+
+function confirmationOf(order: OrderView, language: Language): OrderConfirmationMessage {
+  return {
+    orderId: order.id,
+    externalOrderId: order.externalOrderId,
+    language,
+    customerName: order.customerName,
+    customerPhone: order.customerPhone,
+    customerAddress: order.customerAddress,
+    items: order.items.map(({ productName, variantName, quantity, unitPrice, totalPrice }) => ({
+      productName,
+      variantName,
+      quantity,
+      unitPrice,
+      totalPrice,
+    })),
+    subtotal: order.subtotal,
+    shippingCost: order.shippingCost,
+    totalCost: order.totalCost,
+    currency: order.currency,
+  };
+}

@@ -1,0 +1,111 @@
+import { z } from "zod";
+import { decodeCursor } from "../domain/orders/order-cursor.ts";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, ORDER_STATUSES, type OrderFilter } from "../domain/orders/order.schemas.ts";
+
+/** Response and parameter schemas of the REST surface; they validate requests and document responses. */
+const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
+
+export const orderItemSchema = z
+  .object({
+    id: z.string(),
+    productName: z.string(),
+    variantName: nullable(z.string()),
+    quantity: z.number(),
+    unitPrice: z.number(),
+    totalPrice: z.number(),
+  })
+  .meta({ id: "OrderItem" });
+
+export const orderSchema = z
+  .object({
+    id: z.string().meta({ description: "Assigned by the service" }),
+    externalOrderId: z.string(),
+    status: z.enum(ORDER_STATUSES),
+    customerAction: nullable(z.enum(["approved", "canceled"])),
+    deliveryStatus: nullable(z.enum(["sent", "delivered", "read", "failed"])),
+    customerName: z.string(),
+    customerPhone: z.string(),
+    customerAddress: nullable(z.string()),
+    subtotal: z.number(),
+    shippingCost: z.number(),
+    totalCost: z.number(),
+    currency: z.string(),
+    failureReason: nullable(z.string()).meta({ description: "Provider's error text, display only" }),
+    errorCode: nullable(z.number().int()).meta({ description: "Provider's numeric error code, for programmatic handling" }),
+    items: z.array(orderItemSchema),
+    createdAt: z.string().meta({ description: "ISO 8601 UTC with milliseconds" }),
+    updatedAt: z.string(),
+  })
+  .meta({ id: "Order" });
+
+export const errorSchema = z
+  .object({ success: z.literal(false), message: z.string(), error: z.string() })
+  .catchall(z.unknown())
+  .meta({ id: "Error", description: "{ success: false, message, error: CODE, ...extra fields of the code }" });
+
+export const validationErrorSchema = z
+  .object({
+    success: z.literal(false),
+    message: z.string(),
+    error: z.literal("VALIDATION_ERROR"),
+    errorCode: z.null(),
+    failureReason: z.string(),
+    details: z.array(z.object({ field: z.string(), message: z.string() })),
+  })
+  .meta({ id: "ValidationError" });
+
+export const providerRejectedSchema = z
+  .object({ message: z.string(), errorCode: nullable(z.number().int()), failureReason: z.string() })
+  .meta({ id: "ProviderRejected", description: "The provider rejected the send; the order is stored as failed" });
+
+export const orderIdParams = z.object({ id: z.string().meta({ description: "Order id" }) });
+
+const statusList = z
+  .union([z.string(), z.array(z.string())])
+  .transform((value, ctx) => {
+    const parts = (Array.isArray(value) ? value : [value]).flatMap((part) => part.split(",")).map((s) => s.trim()).filter(Boolean);
+    const unknown = parts.filter((part) => !(ORDER_STATUSES as readonly string[]).includes(part));
+    if (unknown.length) {
+      ctx.addIssue({ code: "invalid_value", values: [...ORDER_STATUSES], input: value });
+      return z.NEVER;
+    }
+    return parts as OrderFilter["statuses"];
+  })
+  .meta({ description: "pending, confirmed, canceled, failed; repeat or comma-separate" });
+
+const dateTime = z.iso.datetime({ offset: true, error: "i18n:format.datetime" }).transform((text) => new Date(text));
+
+export const listOrdersQuery = z.object({
+  status: statusList.optional(),
+  externalOrderId: z.string().min(1).max(100).optional(),
+  customerPhone: z.string().regex(/^\d{1,15}$/, { error: "i18n:format.phone" }).optional(),
+  createdFrom: dateTime.optional().meta({ description: "Inclusive lower bound of createdAt" }),
+  createdTo: dateTime.optional().meta({ description: "Exclusive upper bound of createdAt" }),
+  limit: z.coerce.number({ error: "i18n:type.integer" }).int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
+  cursor: z
+    .string()
+    .refine((text) => decodeCursor(text) !== null, { error: "i18n:format.cursor" })
+    .optional()
+    .meta({ description: "nextCursor of the previous page" }),
+});
+
+export const orderPageSchema = z
+  .object({
+    data: z.array(orderSchema),
+    pagination: z.object({ limit: z.number().int(), hasMore: z.boolean(), nextCursor: nullable(z.string()) }),
+  })
+  .meta({ id: "OrderPage" });
+
+export const idempotencyHeaders = z.object({
+  "idempotency-key": z
+    .string()
+    .regex(/^[\x21-\x7e]{1,255}$/, { error: "i18n:format.idempotency_key" })
+    .optional()
+    .meta({ description: "Repeat-safe creation: the same key and body within 24 h returns the first response" }),
+});
+
+export const customerActionBody = z.object({ action: z.enum(["approve", "cancel"]) });
+export const deliveryBody = z.object({
+  status: z.enum(["sent", "delivered", "read", "failed"]),
+  errorCode: z.number().int().positive().optional(),
+});

@@ -1,0 +1,119 @@
+import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
+import rateLimit from "@fastify/rate-limit";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import { jsonSchemaTransform, jsonSchemaTransformObject, type ZodTypeProvider } from "fastify-type-provider-zod";
+import type { Logger } from "pino";
+import { createHash, randomUUID } from "node:crypto";
+import type { Config } from "../config.ts";
+import type { AppServices } from "../app.ts";
+import type { Language } from "../i18n/messages.ts";
+import { authenticate, headerValue } from "./auth.ts";
+import { mapErrorToHttp, RateLimitedError, RouteNotFoundError } from "./error-mapper.ts";
+import { requestLanguage } from "./language.ts";
+import { jsonSerializerCompiler, zodValidatorCompiler } from "./validation.ts";
+import { orderRoutes } from "./routes/orders.routes.ts";
+import { simulatorTestRoutes } from "./routes/simulator-test.routes.ts";
+import { operationalRoutes } from "./routes/operational.routes.ts";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    language: Language;
+  }
+}
+
+export const BODY_LIMIT = 1024 * 1024;
+const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export type App = FastifyInstance<any, any, any, Logger, ZodTypeProvider>;
+
+export async function buildHttpServer(services: AppServices, config: Config, logger: Logger): Promise<App> {
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: BODY_LIMIT,
+    disableRequestLogging: !["debug", "trace"].includes(config.logLevel),
+    // A caller's own request id is kept (for tracing across systems) when it looks like one.
+    genReqId: (request) => {
+      const incoming = request.headers["x-request-id"];
+      return typeof incoming === "string" && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    trustProxy: true,
+  }).withTypeProvider<ZodTypeProvider>() as unknown as App;
+
+  app.setValidatorCompiler(zodValidatorCompiler);
+  app.setSerializerCompiler(jsonSerializerCompiler);
+  // Only JSON bodies are accepted: anything else is a 415, never a string that fails validation.
+  app.removeContentTypeParser("text/plain");
+  app.decorateRequest("caller", null);
+  app.decorateRequest("language", "en");
+
+  app.addHook("onRequest", async (request, reply) => {
+    request.language = requestLanguage(request);
+    reply.header("x-request-id", request.id);
+    reply.header("content-language", request.language);
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    services.metrics.httpDuration
+      .labels(request.method, request.routeOptions.url ?? "unmatched", String(reply.statusCode))
+      .observe(reply.elapsedTime / 1000);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const mapped = mapErrorToHttp(error, request.language ?? "en", request.id);
+    if (mapped.unexpected) request.log.error({ err: error }, "unexpected error");
+    reply.code(mapped.statusCode).headers(mapped.headers ?? {}).send(mapped.body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const mapped = mapErrorToHttp(new RouteNotFoundError(), request.language ?? "en", request.id);
+    reply.code(mapped.statusCode).send(mapped.body);
+  });
+
+  await app.register(rateLimit, {
+    global: true,
+    max: config.rateLimit.max,
+    timeWindow: config.rateLimit.windowMs,
+    ...(services.redis ? { redis: services.redis, nameSpace: "ocs-rate-limit:" } : {}),
+    keyGenerator: rateLimitKey,
+    allowList: (request) => Boolean(request.routeOptions.config?.public),
+    errorResponseBuilder: (_request, context) => new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000))),
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "Order Confirmation Service",
+        version: "1.0.0",
+        description:
+          "Create orders, send the customer a WhatsApp confirmation with Approve / Cancel buttons, and follow the answer. " +
+          "Errors use { success: false, message, error: CODE }; messages are localised with Accept-Language (en, ar).",
+      },
+      components: { securitySchemes: { ApiKey: { type: "apiKey", in: "header", name: "X-API-Key" } } },
+      security: [{ ApiKey: [] }],
+      tags: [
+        { name: "orders", description: "Orders and their confirmation" },
+        { name: "test mode", description: "Drive the simulated customer (test-mode keys only)" },
+        { name: "operations", description: "Health, readiness and metrics" },
+      ],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  // swagger-ui's own routes are public documentation.
+  app.addHook("onRoute", (route) => {
+    if (route.url.startsWith("/docs")) route.config = { ...(route.config ?? {}), public: true };
+  });
+  app.addHook("preHandler", authenticate(services.merchantService));
+  await app.register(swaggerUi, { routePrefix: "/docs", uiConfig: { docExpansion: "list", deepLinking: true } });
+
+  await app.register(operationalRoutes(services));
+  await app.register(orderRoutes(services), { prefix: "/api/v1" });
+  await app.register(simulatorTestRoutes(services), { prefix: "/api/v1/test" });
+  return app;
+}
+
+/** Limits are per API key (hashed, so no key is held in memory); unauthenticated calls count per address. */
+function rateLimitKey(request: FastifyRequest): string {
+  const key = headerValue(request, "x-api-key");
+  return key ? `key:${createHash("sha256").update(key).digest("base64url").slice(0, 22)}` : `ip:${request.ip}`;
+}

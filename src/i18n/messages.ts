@@ -1,0 +1,132 @@
+/**
+ * Every text a client can read, in English and Arabic. Keys are stable; transports pick the language
+ * from Accept-Language and fill in the parameters.
+ */
+export type Language = "en" | "ar";
+export const LANGUAGES: readonly Language[] = ["en", "ar"];
+
+type Params = Record<string, string | number>;
+type Template = string | ((params: Params) => string);
+
+const catalog: Record<string, Record<Language, Template>> = {
+  // error bodies
+  "error.NOT_FOUND": { en: "Order not found", ar: "الطلب غير موجود" },
+  "error.NOT_FOUND.route": { en: "Route not found", ar: "المسار غير موجود" },
+  "error.NOT_FOUND.merchant": { en: "Merchant not found", ar: "التاجر غير موجود" },
+  "error.NOT_FOUND.apiKey": { en: "API key not found", ar: "مفتاح API غير موجود" },
+  "error.UNAUTHORIZED.missing": {
+    en: "Missing API key: send it in the X-API-Key header",
+    ar: "مفتاح API مفقود: أرسله في الترويسة X-API-Key",
+  },
+  "error.UNAUTHORIZED.invalid": { en: "Invalid or revoked API key", ar: "مفتاح API غير صالح أو تم إلغاؤه" },
+  "error.FORBIDDEN.test_mode_only": {
+    en: "This endpoint needs a test-mode API key (ek_test_…)",
+    ar: "تتطلب نقطة النهاية هذه مفتاح API لوضع الاختبار (ek_test_…)",
+  },
+  "error.VALIDATION_ERROR": {
+    en: (p) => `The request is invalid: ${p.details}`,
+    ar: (p) => `الطلب غير صالح: ${p.details}`,
+  },
+  "error.UNSUPPORTED_MEDIA_TYPE": {
+    en: "Content-Type must be application/json",
+    ar: "يجب أن يكون نوع المحتوى (Content-Type) هو application/json",
+  },
+  "error.PAYLOAD_TOO_LARGE": {
+    en: "The request body is larger than 1 MiB",
+    ar: "حجم جسم الطلب أكبر من 1 ميغابايت",
+  },
+  "error.DUPLICATE_EXTERNAL_ORDER_ID": {
+    en: (p) => `An order with externalOrderId "${p.externalOrderId}" already exists`,
+    ar: (p) => `يوجد طلب بالمعرّف الخارجي "${p.externalOrderId}" مسبقًا`,
+  },
+  "error.ORDER_NOT_PENDING": {
+    en: (p) => `The order is ${p.status} and is no longer pending`,
+    ar: (p) => `حالة الطلب ${p.status} ولم يعد قيد الانتظار`,
+  },
+  "error.IDEMPOTENCY_KEY_REUSED": {
+    en: "This Idempotency-Key was already used with a different request",
+    ar: "تم استخدام مفتاح Idempotency-Key هذا مسبقًا مع طلب مختلف",
+  },
+  "error.IDEMPOTENCY_KEY_IN_USE": {
+    en: "A request with this Idempotency-Key is still being processed; retry shortly",
+    ar: "ما زال طلب بمفتاح Idempotency-Key هذا قيد المعالجة؛ أعد المحاولة بعد قليل",
+  },
+  "error.RATE_LIMITED": {
+    en: (p) => `Too many requests: retry in ${p.seconds} seconds`,
+    ar: (p) => `عدد الطلبات كبير جدًا: أعد المحاولة بعد ${p.seconds} ثانية`,
+  },
+  "error.PROVIDER_REJECTED": {
+    en: (p) => `The confirmation message could not be sent: ${p.failureReason}`,
+    ar: (p) => `تعذّر إرسال رسالة التأكيد: ${p.failureReason}`,
+  },
+  "error.PROVIDER_UNAVAILABLE.unreachable": {
+    en: (p) => `The messaging provider is unavailable; the order was stored as failed: ${p.failureReason}`,
+    ar: (p) => `مزوّد الرسائل غير متاح؛ تم حفظ الطلب بحالة فاشلة: ${p.failureReason}`,
+  },
+  "error.PROVIDER_UNAVAILABLE.not_configured": {
+    en: "WhatsApp is not configured for live mode (set WHATSAPP_PHONE_NUMBER_ID, WHATSAPP_ACCESS_TOKEN and WHATSAPP_APP_SECRET); the order was stored as failed",
+    ar: "واتساب غير مُعدّ للوضع الحقيقي (اضبط WHATSAPP_PHONE_NUMBER_ID و WHATSAPP_ACCESS_TOKEN و WHATSAPP_APP_SECRET)؛ تم حفظ الطلب بحالة فاشلة",
+  },
+  "error.INTERNAL_ERROR": {
+    en: (p) => `An unexpected error occurred; quote request id ${p.requestId} when reporting it`,
+    ar: (p) => `حدث خطأ غير متوقع؛ اذكر رقم الطلب ${p.requestId} عند الإبلاغ عنه`,
+  },
+  // field problems (validation details)
+  "field.required": { en: "is required", ar: "حقل مطلوب" },
+  "field.type.string": { en: "must be a string", ar: "يجب أن يكون نصًا" },
+  "field.type.number": { en: "must be a number", ar: "يجب أن يكون رقمًا" },
+  "field.type.array": { en: "must be an array", ar: "يجب أن يكون مصفوفة" },
+  "field.type.object": { en: "must be an object", ar: "يجب أن يكون كائنًا" },
+  "field.type.integer": { en: "must be an integer", ar: "يجب أن يكون عددًا صحيحًا" },
+  "field.type.boolean": { en: "must be true or false", ar: "يجب أن تكون القيمة true أو false" },
+  "field.type": { en: (p) => `must be of type ${p.expected}`, ar: (p) => `يجب أن يكون من النوع ${p.expected}` },
+  "field.string.min": {
+    en: (p) => (Number(p.min) <= 1 ? "must not be empty" : `must be at least ${p.min} characters`),
+    ar: (p) => (Number(p.min) <= 1 ? "يجب ألا يكون فارغًا" : `يجب ألا يقل عن ${p.min} حرفًا`),
+  },
+  "field.string.max": { en: (p) => `must be at most ${p.max} characters`, ar: (p) => `يجب ألا يزيد على ${p.max} حرفًا` },
+  "field.array.min": { en: (p) => `must contain at least ${p.min} item(s)`, ar: (p) => `يجب أن يحتوي على ${p.min} عنصر على الأقل` },
+  "field.array.max": { en: (p) => `must contain at most ${p.max} items`, ar: (p) => `يجب ألا يحتوي على أكثر من ${p.max} عنصر` },
+  "field.number.gt": { en: (p) => `must be greater than ${p.min}`, ar: (p) => `يجب أن يكون أكبر من ${p.min}` },
+  "field.number.gte": { en: (p) => `must be at least ${p.min}`, ar: (p) => `يجب ألا يقل عن ${p.min}` },
+  "field.number.lte": { en: (p) => `must be at most ${p.max}`, ar: (p) => `يجب ألا يزيد على ${p.max}` },
+  "field.number.lt": { en: (p) => `must be less than ${p.max}`, ar: (p) => `يجب أن يكون أقل من ${p.max}` },
+  "field.number.nonnegative": { en: "must be zero or more", ar: "يجب أن يكون صفرًا أو أكثر" },
+  "field.number.max_money": { en: "must be at most 1000000000000", ar: "يجب ألا يزيد على 1000000000000" },
+  "field.number.decimals": { en: "must have at most 4 decimal places", ar: "يجب ألا يتجاوز 4 منازل عشرية" },
+  "field.number.finite": { en: "must be a finite number", ar: "يجب أن يكون رقمًا منتهيًا" },
+  "field.format.phone": {
+    en: "must be 8–15 digits with the country code, without + or a leading 0",
+    ar: "يجب أن يتكون من 8 إلى 15 رقمًا مع رمز الدولة، بدون + وبدون صفر في البداية",
+  },
+  "field.format.currency": {
+    en: "must be a 3-letter ISO 4217 currency code",
+    ar: "يجب أن يكون رمز عملة من 3 أحرف وفق ISO 4217",
+  },
+  "field.format.datetime": {
+    en: "must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z",
+    ar: "يجب أن يكون تاريخًا ووقتًا بصيغة ISO 8601 مثل 2026-01-31T12:00:00Z",
+  },
+  "field.format.cursor": { en: "is not a cursor returned by this API", ar: "ليس مؤشرًا صادرًا عن هذه الواجهة" },
+  "field.format.idempotency_key": {
+    en: "must be 1–255 visible ASCII characters",
+    ar: "يجب أن يتكون من 1 إلى 255 حرفًا مرئيًا من ASCII",
+  },
+  "field.enum": { en: (p) => `must be one of: ${p.values}`, ar: (p) => `يجب أن يكون أحد القيم: ${p.values}` },
+  "field.json": { en: "must be a valid JSON object", ar: "يجب أن يكون كائن JSON صالحًا" },
+  "field.invalid": { en: "is invalid", ar: "قيمة غير صالحة" },
+  "field.unknown_action": { en: "must be approve or cancel", ar: "يجب أن يكون approve أو cancel" },
+};
+
+export function hasMessage(key: string): boolean {
+  return key in catalog;
+}
+
+export function translate(key: string, language: Language, params: Params = {}): string {
+  const entry = catalog[key] ?? catalog["field.invalid"];
+  const template = entry[language] ?? entry.en;
+  return typeof template === "function" ? template(params) : template;
+}
+
+/** The list separator used when several problems are joined into one message. */
+export const LIST_SEPARATOR: Record<Language, string> = { en: "; ", ar: "؛ " };

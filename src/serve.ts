@@ -1,0 +1,70 @@
+import type { Logger } from "pino";
+import type { Config } from "./config.ts";
+import { createApp } from "./app.ts";
+import { DataDirLockedError } from "./db/embedded-postgres.ts";
+
+/**
+ * `npm start` / `ocs serve`: migrate, serve, and on a brand-new database create the demo merchant whose
+ * test key is printed once. SIGINT/SIGTERM close everything in order.
+ */
+export async function serve(config: Config, logger: Logger): Promise<void> {
+  let app;
+  try {
+    app = await createApp(config, { logger });
+  } catch (error) {
+    if (error instanceof DataDirLockedError) {
+      console.error(`${error.message} Stop that process first, or use another DATA_DIR.`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const address = await app.http.listen({ port: config.http.port, host: config.http.host });
+  const base = publicBaseUrl(address, config.http.host);
+  logger.info({ address, database: app.services.database.embedded ? "embedded" : "postgresql" }, "listening");
+
+  if (!(await app.services.merchantService.hasMerchants())) {
+    const demo = await app.services.merchantService.createMerchant("Demo Shop");
+    printDemoBanner(base, demo.merchant.id, demo.keys.test);
+  } else {
+    console.log(`\n  Order Confirmation Service on ${base}  (docs: ${base}/docs, simulator: ${base}/simulator)\n`);
+  }
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, "shutting down");
+    const force = setTimeout(() => process.exit(1), 10_000).unref();
+    await app.close();
+    clearTimeout(force);
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+function publicBaseUrl(address: string, host: string): string {
+  return host === "0.0.0.0" || host === "::" ? address.replace(/\/\/[^:/]+|\/\/\[[^\]]+\]/, "//localhost") : address;
+}
+
+function printDemoBanner(base: string, merchantId: string, testKey: string): void {
+  const lines = [
+    "",
+    "  Order Confirmation Service is ready (first start: a demo merchant was created)",
+    "",
+    `  Demo merchant:  ${merchantId}`,
+    `  Test API key:   ${testKey}`,
+    "                  (shown once; test keys send to the built-in WhatsApp simulator)",
+    "",
+    `  API docs:       ${base}/docs`,
+    `  OpenAPI:        ${base}/api/v1/openapi.json`,
+    `  Simulator:      ${base}/simulator`,
+    "",
+    "  Try it:",
+    `    export OCS_KEY=${testKey}`,
+    `    curl -s ${base}/api/v1/orders -H "X-API-Key: $OCS_KEY" -H 'Content-Type: application/json' \\`,
+    `      -d '{"externalOrderId":"ORD-1","customerName":"Layla","customerPhone":"966501234567","subtotal":100,"shippingCost":10,"totalCost":110,"currency":"SAR","items":[{"productName":"Tea","quantity":2,"unitPrice":50,"totalPrice":100}]}'`,
+    "",
+  ];
+  console.log(lines.join("\n"));
+}
