@@ -73,7 +73,7 @@ const envSchema = z.object({
 
 export type DatabaseTarget =
   | { kind: "postgres"; url: string }
-  | { kind: "embedded"; dataDir: string | null };
+  | { kind: "embedded"; dataDir: string | null; template?: Blob };
 
 export interface Config {
   env: string;

@@ -30,7 +30,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
   let embedded: EmbeddedPostgres | null = null;
   let url: string;
   if (target.kind === "embedded") {
-    embedded = await startEmbeddedPostgres({ dataDir: target.dataDir });
+    embedded = await startEmbeddedPostgres({ dataDir: target.dataDir, template: target.template });
     url = embedded.url;
   } else {
     url = target.url;

@@ -10,6 +10,7 @@ import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
  * runtime, the migrator and the CLI use exactly the same `pg`-based data path as against a real server.
  */
 export interface EmbeddedPostgres {
+  readonly db: PGlite;
   /** A `postgresql://` URL that reaches the embedded database through its socket. */
   readonly url: string;
   readonly dataDir: string | null;
@@ -86,6 +87,8 @@ export interface EmbeddedPostgresOptions {
   dataDir: string | null;
   /** Let the process exit while the server still listens (short-lived tools such as the Prisma CLI). */
   unref?: boolean;
+  /** Start from a dump (`PGlite.dumpDataDir()`) instead of an empty cluster: tests clone a migrated template. */
+  template?: Blob;
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
@@ -100,6 +103,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   try {
     const db = await PGlite.create({
       dataDir: dataDir ? path.join(dataDir, "pgdata") : undefined,
+      loadDataDir: options.template,
       // Without this, a start after an unclean stop leaves a 10 s progress timer holding the event loop.
       startParams: [...(PGlite as unknown as { defaultStartParams: string[] }).defaultStartParams,
         "-c", "log_startup_progress_interval=0"],
@@ -121,6 +125,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     const url = useSocket ? socketUrlFor(socketDir) : `postgresql://postgres@${server.getServerConn()}/postgres`;
     lock?.publish(url);
     return {
+      db,
       url,
       dataDir,
       async stop() {

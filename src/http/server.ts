@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
 import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
@@ -31,7 +31,8 @@ export async function buildHttpServer(services: AppServices, config: Config, log
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT,
-    disableRequestLogging: !["debug", "trace"].includes(config.logLevel),
+    // Per-request access logs only at debug: metrics cover traffic, and logging every call costs throughput.
+    logController: new LogController({ disableRequestLogging: !["debug", "trace"].includes(config.logLevel) }),
     // A caller's own request id is kept (for tracing across systems) when it looks like one.
     genReqId: (request) => {
       const incoming = request.headers["x-request-id"];

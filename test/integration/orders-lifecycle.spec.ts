@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestMerchant, type TestServer } from "../support/server.ts";
+import { ISO_MS, ITEM_FIELDS, ORDER_FIELDS, orderInput } from "../support/fixtures.ts";
+
+let server: TestServer;
+let shop: TestMerchant;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  shop = await server.merchant();
+});
+afterAll(() => server?.close());
+
+async function outbox(orderId: string) {
+  return server.app.services.database.prisma.orderEvent.findMany({ where: { orderId }, orderBy: { sequence: "asc" } });
+}
+
+describe("create → simulator approve → GET", () => {
+  it("creates a pending order with the seed's exact fields and JSON types", async () => {
+    const input = orderInput({ currency: "sar" });
+    const created = await shop.test.post("/api/v1/orders", input);
+    expect(created.status).toBe(201);
+    const order = created.body;
+    expect(Object.keys(order)).toEqual(ORDER_FIELDS);
+    expect(order).toMatchObject({
+      externalOrderId: input.externalOrderId,
+      status: "pending",
+      customerAction: null,
+      deliveryStatus: null,
+      customerName: "Layla Hassan",
+      customerPhone: "966501234567",
+      customerAddress: "12 King Fahd Rd, Riyadh",
+      subtotal: 149.99,
+      shippingCost: 15,
+      totalCost: 164.99,
+      currency: "SAR",
+      failureReason: null,
+      errorCode: null,
+    });
+    expect(order).not.toHaveProperty("note");
+    expect(order.createdAt).toMatch(ISO_MS);
+    expect(order.updatedAt).toMatch(ISO_MS);
+    expect(order.items).toHaveLength(2);
+    expect(Object.keys(order.items[0])).toEqual(ITEM_FIELDS);
+    expect(order.items[0]).toMatchObject({ productName: "Arabic coffee", variantName: "500 g", quantity: 1, unitPrice: 99.99, totalPrice: 99.99 });
+    expect(order.items[1]).toMatchObject({ productName: "Dates", variantName: null, quantity: 2, unitPrice: 25, totalPrice: 50 });
+    expect(typeof order.items[0].id).toBe("string");
+  });
+
+  it("confirms on Approve, and the outbox holds order.created then order.confirmed with the seed payloads", async () => {
+    const created = (await shop.test.post("/api/v1/orders", orderInput())).body;
+    const tapped = await shop.test.post(`/api/v1/test/orders/${created.id}/customer-action`, { action: "approve" });
+    expect(tapped.status).toBe(200);
+    const fetched = await shop.test.get(`/api/v1/orders/${created.id}`);
+    expect(fetched.status).toBe(200);
+    expect(fetched.body).toMatchObject({ status: "confirmed", customerAction: "approved", deliveryStatus: "read" });
+
+    const events = await outbox(created.id);
+    expect(events.map((event) => event.type)).toEqual(["order.created", "order.confirmed"]);
+    const [createdEvent, confirmedEvent] = events.map((event) => event.payload as any);
+    expect(Object.keys(createdEvent)).toEqual(["event", "timestamp", "data"]);
+    expect(createdEvent.event).toBe("order.created");
+    expect(createdEvent.timestamp).toMatch(ISO_MS);
+    expect(Object.keys(createdEvent.data)).toEqual(ORDER_FIELDS);
+    expect(createdEvent.data).toMatchObject({ status: "pending", customerAction: null, deliveryStatus: null, failureReason: null, errorCode: null });
+    expect(createdEvent.data).toEqual(created);
+    expect(confirmedEvent.event).toBe("order.confirmed");
+    expect(confirmedEvent.data).toEqual(fetched.body);
+    expect(confirmedEvent.timestamp).toBe(fetched.body.updatedAt);
+  });
+
+  it("cancels on the customer's Cancel tap with order.canceled", async () => {
+    const created = (await shop.test.post("/api/v1/orders", orderInput())).body;
+    const tapped = await shop.test.post(`/api/v1/test/orders/${created.id}/customer-action`, { action: "cancel" });
+    expect(tapped.body).toMatchObject({ status: "canceled", customerAction: "canceled", deliveryStatus: "read" });
+    expect((await outbox(created.id)).map((event) => event.type)).toEqual(["order.created", "order.canceled"]);
+  });
+
+  it("keeps another merchant from seeing any of it", async () => {
+    const created = (await shop.test.post("/api/v1/orders", orderInput())).body;
+    const other = await server.merchant("Other Shop");
+    for (const response of [
+      await other.test.get(`/api/v1/orders/${created.id}`),
+      await other.test.delete(`/api/v1/orders/${created.id}`),
+      await other.test.post(`/api/v1/test/orders/${created.id}/customer-action`, { action: "approve" }),
+    ]) {
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({ success: false, message: "Order not found", error: "NOT_FOUND" });
+    }
+    const list = await other.test.get("/api/v1/orders");
+    expect(list.body.data).toEqual([]);
+    expect((await shop.test.get(`/api/v1/orders/${created.id}`)).body.status).toBe("pending");
+  });
+});

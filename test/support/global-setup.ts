@@ -1,0 +1,58 @@
+import { writeFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import type { TestProject } from "vitest/node";
+import { startEmbeddedPostgres } from "../../src/db/embedded-postgres.ts";
+import { migrate } from "../../src/db/migrator.ts";
+
+/**
+ * Prepares one migrated database that every test file clones: a PGlite data-dir dump (the default), or a
+ * PostgreSQL template database when TEST_DATABASE_URL is set.
+ */
+export default async function setup(project: TestProject) {
+  const pgUrl = process.env.TEST_DATABASE_URL;
+  if (pgUrl) {
+    const template = `ocs_test_template_${process.pid}`;
+    const admin = new pg.Client({ connectionString: pgUrl });
+    await admin.connect();
+    await dropTestDatabases(admin);
+    await admin.query(`CREATE DATABASE ${template}`);
+    await migrate(withDatabase(pgUrl, template));
+    project.provide("pgTemplate", template);
+    return async () => {
+      await dropTestDatabases(admin);
+      await admin.end();
+    };
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), "ocs-template-"));
+  const embedded = await startEmbeddedPostgres({ dataDir: null });
+  await migrate(embedded.url);
+  const dump = await embedded.db.dumpDataDir("none");
+  await embedded.stop();
+  const file = path.join(dir, "template.tar");
+  writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
+  project.provide("pgliteTemplate", file);
+  return () => rmSync(dir, { recursive: true, force: true });
+}
+
+export function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+async function dropTestDatabases(admin: pg.Client): Promise<void> {
+  // Leftovers of an interrupted run, ours included.
+  const { rows } = await admin.query<{ datname: string }>(
+    `SELECT datname FROM pg_database WHERE datname LIKE 'ocs_test_%' ORDER BY datname LIKE 'ocs_test_template%'`,
+  );
+  for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    pgTemplate?: string;
+    pgliteTemplate?: string;
+  }
+}
