@@ -66,6 +66,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     { forMode: (mode) => (mode === "test" ? simulatorProvider : liveProvider) },
     bus,
     logger,
+    { createOutcome: (mode, outcome) => metrics.ordersCreated.labels(mode, outcome).inc() },
   );
   const services: AppServices = {
     config,

@@ -18,17 +18,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     }
     throw error;
   }
-  const address = await app.http.listen({ port: config.http.port, host: config.http.host });
-  const base = publicBaseUrl(address, config.http.host);
-  logger.info({ address, database: app.services.database.embedded ? "embedded" : "postgresql" }, "listening");
-
-  if (!(await app.services.merchantService.hasMerchants())) {
-    const demo = await app.services.merchantService.createMerchant("Demo Shop");
-    printDemoBanner(base, demo.merchant.id, demo.keys.test);
-  } else {
-    console.log(`\n  Order Confirmation Service on ${base}  (docs: ${base}/docs, simulator: ${base}/simulator)\n`);
-  }
-
+  // Before anything is announced: a signal right after the banner must still close the database cleanly.
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -41,6 +31,17 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   };
   process.once("SIGINT", () => void shutdown("SIGINT"));
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
+
+  const address = await app.http.listen({ port: config.http.port, host: config.http.host });
+  const base = publicBaseUrl(address, config.http.host);
+  logger.info({ address, database: app.services.database.embedded ? "embedded" : "postgresql" }, "listening");
+
+  if (!(await app.services.merchantService.hasMerchants())) {
+    const demo = await app.services.merchantService.createMerchant("Demo Shop");
+    printDemoBanner(base, demo.merchant.id, demo.keys.test);
+  } else {
+    console.log(`\n  Order Confirmation Service on ${base}  (docs: ${base}/docs, simulator: ${base}/simulator)\n`);
+  }
 }
 
 function publicBaseUrl(address: string, host: string): string {

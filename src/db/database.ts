@@ -40,8 +40,9 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
       const result = await migrate(url);
       options.onMigrated?.(result.applied);
     }
-    // The embedded engine runs one query at a time anyway; a few connections let waiters queue there.
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? (embedded ? 8 : 20) });
+    // The embedded engine runs one statement at a time (SessionAwareQueue keeps each connection's protocol
+    // batches and transactions whole); a few connections keep it busy while results travel back.
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? (embedded ? 4 : 20) });
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
     await prisma.$connect();
     return {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { SessionAwareQueue } from "./session-aware-queue.ts";
 
 /**
  * Embedded PostgreSQL (PGlite, WASM) served over the PostgreSQL wire protocol on a unix socket, so the
@@ -116,6 +117,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       ...(useSocket ? { path: socketPath } : { host: "127.0.0.1", port: 0 }),
       maxConnections: 64,
     });
+    // Replaced before any connection exists: handlers take the server's queue when they attach.
+    (server as unknown as { queryQueue: SessionAwareQueue }).queryQueue = new SessionAwareQueue(db);
     await server.start();
     if (options.unref) {
       const listener = (server as unknown as { server: import("node:net").Server }).server;

@@ -16,7 +16,7 @@ export function headerValue(request: FastifyRequest, name: string): string | und
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** preHandler: every non-public route resolves X-API-Key to the calling merchant or answers 401. */
+/** preParsing hook: every non-public route resolves X-API-Key to the calling merchant or answers 401. */
 export function authenticate(merchants: MerchantService) {
   return async (request: FastifyRequest) => {
     if (request.routeOptions.config?.public) return;

@@ -81,7 +81,13 @@ export const listOrdersQuery = z.object({
   customerPhone: z.string().regex(/^\d{1,15}$/, { error: "i18n:format.phone" }).optional(),
   createdFrom: dateTime.optional().meta({ description: "Inclusive lower bound of createdAt" }),
   createdTo: dateTime.optional().meta({ description: "Exclusive upper bound of createdAt" }),
-  limit: z.coerce.number({ error: "i18n:type.integer" }).int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
+  // The type message applies to non-numbers only; 0 and 101 get the range messages.
+  limit: z.coerce
+    .number({ error: (issue) => (issue.code === "invalid_type" ? "i18n:type.integer" : undefined) })
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .default(DEFAULT_PAGE_SIZE),
   cursor: z
     .string()
     .refine((text) => decodeCursor(text) !== null, { error: "i18n:format.cursor" })

@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
@@ -10,6 +10,7 @@ import type { AppServices } from "../app.ts";
 import type { Language } from "../i18n/messages.ts";
 import { authenticate, headerValue } from "./auth.ts";
 import { mapErrorToHttp, RateLimitedError, RouteNotFoundError } from "./error-mapper.ts";
+import { NotFoundError } from "../domain/errors.ts";
 import { requestLanguage } from "./language.ts";
 import { jsonSerializerCompiler, zodValidatorCompiler } from "./validation.ts";
 import { orderRoutes } from "./routes/orders.routes.ts";
@@ -39,6 +40,19 @@ export async function buildHttpServer(services: AppServices, config: Config, log
       return typeof incoming === "string" && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     trustProxy: true,
+    // The router refuses over-long or badly percent-encoded path segments before any hook runs; an `{id}`
+    // like that is malformed, which SPEC §3 answers as 404 NOT_FOUND in the usual error body.
+    frameworkErrors: (error, request, reply) => {
+      const language = requestLanguage(request);
+      const orderPath = /^\/api\/v1\/(test\/)?orders\//.test(request.url);
+      const notFound = orderPath ? new NotFoundError("order") : new RouteNotFoundError();
+      const mapped = mapErrorToHttp(error.code === "FST_ERR_ASYNC_CONSTRAINT" ? error : notFound, language, request.id);
+      if (mapped.unexpected) request.log.error({ err: error }, "unexpected error");
+      (reply as unknown as FastifyReply)
+        .code(mapped.statusCode)
+        .headers({ "x-request-id": request.id, "content-language": language })
+        .send(mapped.body);
+    },
   }).withTypeProvider<ZodTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(zodValidatorCompiler);
@@ -104,7 +118,9 @@ export async function buildHttpServer(services: AppServices, config: Config, log
   app.addHook("onRoute", (route) => {
     if (route.url.startsWith("/docs")) route.config = { ...(route.config ?? {}), public: true };
   });
-  app.addHook("preHandler", authenticate(services.merchantService));
+  // Before the body is parsed or validated (but after the rate limiter's onRequest hook): a caller without a
+  // valid key gets 401, never validation details about a body we should not have read.
+  app.addHook("preParsing", authenticate(services.merchantService));
   await app.register(swaggerUi, { routePrefix: "/docs", uiConfig: { docExpansion: "list", deepLinking: true } });
 
   await app.register(operationalRoutes(services));

@@ -7,11 +7,16 @@ import { withDatabase } from "./global-setup.ts";
 
 export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
+/** Named after the run, so global-setup drops it with the run or after an interrupted one. */
+export function testDatabaseName(): string {
+  return `ocs_test_${inject("runId")}_${randomBytes(6).toString("hex")}`;
+}
+
 /** A fresh database for one test file: a clone of the migrated template, on PGlite or PostgreSQL. */
 export async function createTestDatabase(): Promise<{ target: DatabaseTarget; url: string | null; drop(): Promise<void> }> {
   const pgUrl = process.env.TEST_DATABASE_URL;
   if (pgUrl) {
-    const name = `ocs_test_${randomBytes(6).toString("hex")}`;
+    const name = testDatabaseName();
     const admin = new pg.Client({ connectionString: pgUrl });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject("pgTemplate")}`);

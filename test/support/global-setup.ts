@@ -13,15 +13,16 @@ import { migrate } from "../../src/db/migrator.ts";
 export default async function setup(project: TestProject) {
   const pgUrl = process.env.TEST_DATABASE_URL;
   if (pgUrl) {
-    const template = `ocs_test_template_${process.pid}`;
+    const template = `ocs_test_${process.pid}_template`;
     const admin = new pg.Client({ connectionString: pgUrl });
     await admin.connect();
-    await dropTestDatabases(admin);
+    await dropTestDatabases(admin, (pid) => !isAlive(pid));
     await admin.query(`CREATE DATABASE ${template}`);
     await migrate(withDatabase(pgUrl, template));
     project.provide("pgTemplate", template);
+    project.provide("runId", String(process.pid));
     return async () => {
-      await dropTestDatabases(admin);
+      await dropTestDatabases(admin, (pid) => pid === process.pid);
       await admin.end();
     };
   }
@@ -42,17 +43,33 @@ export function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
-async function dropTestDatabases(admin: pg.Client): Promise<void> {
-  // Leftovers of an interrupted run, ours included.
+/**
+ * Test databases are named `ocs_test_<pid of the run>_…`: a run drops its own at the end, and the leftovers
+ * of runs whose process is gone, never those of another run still going on the same server.
+ */
+async function dropTestDatabases(admin: pg.Client, shouldDrop: (pid: number) => boolean): Promise<void> {
   const { rows } = await admin.query<{ datname: string }>(
-    `SELECT datname FROM pg_database WHERE datname LIKE 'ocs_test_%' ORDER BY datname LIKE 'ocs_test_template%'`,
+    `SELECT datname FROM pg_database WHERE datname ~ '^ocs_test_[0-9]+_' ORDER BY datname LIKE '%_template'`,
   );
-  for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+  for (const { datname } of rows) {
+    const pid = Number(/^ocs_test_(\d+)_/.exec(datname)?.[1]);
+    if (shouldDrop(pid)) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 declare module "vitest" {
   export interface ProvidedContext {
     pgTemplate?: string;
+    runId?: string;
     pgliteTemplate?: string;
   }
 }

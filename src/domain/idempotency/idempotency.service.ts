@@ -54,7 +54,9 @@ export class IdempotencyService {
     }
     await this.prisma.idempotencyRecord.update({
       where: { id: claim.id },
-      data: { statusCode: response.statusCode, responseBody: response.body as Prisma.InputJsonValue },
+      // Kept as its JSON text: a jsonb object would come back with its keys reordered, and a replay must be
+      // the very same document as the first response.
+      data: { statusCode: response.statusCode, responseBody: JSON.stringify(response.body) },
     });
     return { ...response, replayed: false };
   }
@@ -101,7 +103,8 @@ export class IdempotencyService {
       }
       if (existing.requestHash !== requestHash) throw new IdempotencyKeyReusedError();
       if (existing.statusCode === null) throw new IdempotencyKeyInUseError();
-      return { kind: "replay", response: { statusCode: existing.statusCode, body: existing.responseBody } };
+      const body = typeof existing.responseBody === "string" ? JSON.parse(existing.responseBody) : existing.responseBody;
+      return { kind: "replay", response: { statusCode: existing.statusCode, body } };
     }
     throw new IdempotencyKeyInUseError();
   }

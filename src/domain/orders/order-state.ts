@@ -40,15 +40,23 @@ export function decideMerchantCancel(state: OrderState): Decision {
   return { kind: "apply", change: { status: "canceled", customerAction: "canceled" }, event: "order.canceled" };
 }
 
-/** The customer taps Approve or Cancel. Taps on orders that are no longer pending change nothing. */
+/**
+ * The customer taps Approve or Cancel. Taps on orders that are no longer pending change nothing and are
+ * refused, a repeat of the winning answer included (the simulator endpoint answers ORDER_NOT_PENDING).
+ */
 export function decideCustomerAction(state: OrderState, action: "approve" | "cancel"): Decision {
-  if (state.status !== "pending") {
-    const same = (action === "approve" && state.status === "confirmed") || (action === "cancel" && state.status === "canceled");
-    return same ? { kind: "unchanged" } : { kind: "rejected", status: state.status };
-  }
+  if (state.status !== "pending") return { kind: "rejected", status: state.status };
+  // A tap proves the message was read, even when the customer has read receipts turned off and the
+  // provider never reports `read`.
+  const read: StateChange = isBehind(state.deliveryStatus, "read") ? { deliveryStatus: "read" } : {};
   return action === "approve"
-    ? { kind: "apply", change: { status: "confirmed", customerAction: "approved" }, event: "order.confirmed" }
-    : { kind: "apply", change: { status: "canceled", customerAction: "canceled" }, event: "order.canceled" };
+    ? { kind: "apply", change: { status: "confirmed", customerAction: "approved", ...read }, event: "order.confirmed" }
+    : { kind: "apply", change: { status: "canceled", customerAction: "canceled", ...read }, event: "order.canceled" };
+}
+
+function isBehind(current: DeliveryStatus | null, target: Exclude<DeliveryStatus, "failed">): boolean {
+  if (current === "failed") return false;
+  return current === null || DELIVERY_RANK[current] < DELIVERY_RANK[target];
 }
 
 /**
@@ -75,9 +83,7 @@ export function decideDeliveryStatus(
     }
     return { kind: "unchanged" };
   }
-  const current = state.deliveryStatus;
-  if (current === "failed") return { kind: "unchanged" };
-  if (current !== null && DELIVERY_RANK[current] >= DELIVERY_RANK[report]) return { kind: "unchanged" };
+  if (!isBehind(state.deliveryStatus, report)) return { kind: "unchanged" };
   return { kind: "apply", change: { deliveryStatus: report }, event: null };
 }
 

@@ -86,7 +86,8 @@ export class OrderRepository {
 
   async findIdByExternalId(scope: MerchantScope, externalOrderId: string): Promise<string | null> {
     const row = await this.prisma.order.findUnique({
-      where: { merchantId_mode_externalOrderId: { ...scope, externalOrderId } },
+      // Only the scope's own fields: a Caller also carries keyId, which Prisma rejects as an unknown argument.
+      where: { merchantId_mode_externalOrderId: { merchantId: scope.merchantId, mode: scope.mode, externalOrderId } },
       select: { id: true },
     });
     return row?.id ?? null;

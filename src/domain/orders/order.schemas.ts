@@ -58,7 +58,8 @@ export const createOrderInput = z
     currency: z
       .string(typeError("string"))
       .trim()
-      .regex(/^[A-Za-z]{3}$/, { error: "i18n:format.currency" })
+      // abort: a malformed code is one problem, not also "not an ISO code".
+      .regex(/^[A-Za-z]{3}$/, { error: "i18n:format.currency", abort: true })
       .refine((code) => isIsoCurrency(code), { error: "i18n:format.currency" })
       .transform((code) => code.toUpperCase())
       .meta({ description: "ISO 4217 code (case-insensitive in, upper-case out)", example: "SAR" }),

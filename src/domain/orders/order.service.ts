@@ -5,9 +5,10 @@ import {
   OrderNotPendingError,
   ProviderRejectedError,
   ProviderUnavailableError,
+  ValidationError,
 } from "../errors.ts";
 import { isUuid } from "../ids.ts";
-import type { Language, MessagingProvider, OrderConfirmationMessage } from "../messaging/messaging-provider.ts";
+import type { Language, MessagingProvider, OrderConfirmationMessage, SendResult } from "../messaging/messaging-provider.ts";
 import { decodeCursor, encodeCursor } from "./order-cursor.ts";
 import type { OrderEventBus } from "./order-events.bus.ts";
 import { decideCustomerAction, decideDeliveryStatus, decideMerchantCancel, type Decision, type DeliveryStatus } from "./order-state.ts";
@@ -22,11 +23,14 @@ export interface OrderPage {
   nextCursor: string | null;
 }
 
+/** Lets the composition root count outcomes (metrics) without the domain knowing about Prometheus. */
+export interface OrderObserver {
+  createOutcome(mode: MerchantScope["mode"], outcome: SendResult["outcome"]): void;
+}
+
 export interface ProviderRouter {
   forMode(mode: MerchantScope["mode"]): MessagingProvider;
 }
-
-export class InvalidCursorError extends Error {}
 
 /**
  * Every business rule about orders, called alike by REST, GraphQL, the simulator and provider callbacks.
@@ -37,6 +41,7 @@ export class OrderService {
     private readonly providers: ProviderRouter,
     private readonly bus: OrderEventBus,
     private readonly logger: Logger,
+    private readonly observer: OrderObserver = { createOutcome: () => undefined },
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
@@ -54,6 +59,7 @@ export class OrderService {
       this.logger.error({ err: error, orderId: draft.id, provider: provider.name }, "provider send threw");
       return { outcome: "unavailable", errorCode: null, failureReason: "Unknown failure", detail: String(error) } as const;
     });
+    this.observer.createOutcome(scope.mode, result.outcome);
     switch (result.outcome) {
       case "accepted": {
         const { order, event } = await this.orders.markAccepted(draft.id, result.providerMessageId, this.clock());
@@ -88,7 +94,7 @@ export class OrderService {
   async list(scope: MerchantScope, filter: OrderFilter, page: { limit?: number; cursor?: string | null }): Promise<OrderPage> {
     const limit = Math.min(Math.max(page.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
     const after = page.cursor ? decodeCursor(page.cursor) : null;
-    if (page.cursor && !after) throw new InvalidCursorError("cursor");
+    if (page.cursor && !after) throw new ValidationError([{ field: "cursor", key: "field.format.cursor" }]);
     const rows = await this.orders.list(scope, filter, limit + 1, after);
     const hasMore = rows.length > limit;
     const visible = rows.slice(0, limit);

@@ -21,10 +21,8 @@ const ASYNC_FAILURES: Record<number, string> = {
 export class SimulatorService {
   constructor(private readonly orders: OrderService) {}
 
-  /** A tap implies the message was read, as on a real phone; then the tap itself. */
   async tap(scope: MerchantScope, orderId: string, action: "approve" | "cancel"): Promise<OrderView> {
     assertTestMode(scope);
-    await this.orders.applyDeliveryStatus(orderId, "read", undefined, scope);
     return this.orders.settle(await this.orders.applyCustomerAction(orderId, action, scope));
   }
 

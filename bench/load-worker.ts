@@ -1,0 +1,131 @@
+import { parentPort } from "node:worker_threads";
+import autocannon from "autocannon";
+import { benchOrderBody } from "./order-body.ts";
+
+/**
+ * The load generator, on its own thread so it never shares an event loop with the servers under test
+ * (they, and the embedded PGlite, run on the main thread as they would in production). The main thread
+ * sends one `LoadSpec` at a time and gets back one `LoadResult`.
+ */
+export type Scenario = "get" | "post";
+
+export interface LoadSpec {
+  /** http://127.0.0.1:port */
+  url: string;
+  scenario: Scenario;
+  apiKey: string;
+  /** Order ids to cycle through (GET). */
+  ids: string[];
+  connections: number;
+  seconds: number;
+  /** Makes every externalOrderId of this run unique (POST). */
+  tag: string;
+}
+
+export interface LoadResult {
+  /** Requests answered 2xx with the expected body. */
+  ok: number;
+  seconds: number;
+  rps: number;
+  /** Latencies of 2xx answers, ms, exact (autocannon's own histogram rounds to whole ms). */
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  non2xx: number;
+  /** Connection errors and timeouts. */
+  errors: number;
+  /** 2xx answers whose body was not the requested order (GET) or the created order (POST). */
+  mismatches: number;
+  statusCodes: Record<string, number>;
+}
+
+interface RequestContext {
+  expect?: string;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+export function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  let mismatches = 0;
+  let counter = 0;
+  let cursor = Math.floor(Math.random() * Math.max(1, spec.ids.length));
+  const latencies: number[] = [];
+
+  const request: autocannon.Request =
+    spec.scenario === "get"
+      ? {
+          method: "GET",
+          setupRequest(req, context) {
+            const id = spec.ids[cursor++ % spec.ids.length];
+            (context as RequestContext).expect = `"id":"${id}"`;
+            req.path = `/api/v1/orders/${id}`;
+            return req;
+          },
+          onResponse(status, body, context) {
+            if (status === 200 && !body.startsWith(`{${(context as RequestContext).expect}`)) mismatches++;
+          },
+        }
+      : {
+          method: "POST",
+          setupRequest(req, context) {
+            const externalOrderId = `${spec.tag}-${counter++}`;
+            (context as RequestContext).expect = `"externalOrderId":"${externalOrderId}"`;
+            req.path = "/api/v1/orders";
+            req.body = JSON.stringify(benchOrderBody(externalOrderId));
+            return req;
+          },
+          onResponse(status, body, context) {
+            if (status === 201 && !body.includes((context as RequestContext).expect!)) mismatches++;
+          },
+        };
+
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: spec.url,
+        connections: spec.connections,
+        duration: spec.seconds,
+        timeout: 10,
+        headers: {
+          "x-api-key": spec.apiKey,
+          ...(spec.scenario === "post" ? { "content-type": "application/json" } : {}),
+        },
+        requests: [request],
+      },
+      (error, result) => {
+        if (error) return reject(error);
+        const sorted = Float64Array.from(latencies).sort();
+        const ok = Math.max(0, sorted.length - mismatches);
+        const statusCodes: Record<string, number> = {};
+        for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stats.count ?? 0;
+        resolve({
+          ok,
+          seconds: result.duration,
+          rps: ok / result.duration,
+          p50: percentile(sorted, 50),
+          p90: percentile(sorted, 90),
+          p99: percentile(sorted, 99),
+          max: sorted.length ? sorted[sorted.length - 1] : Number.NaN,
+          non2xx: result.non2xx,
+          errors: result.errors,
+          mismatches,
+          statusCodes,
+        });
+      },
+    );
+    instance.on("response", (_client, statusCode, _bytes, responseTime) => {
+      if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+    });
+  });
+}
+
+parentPort?.on("message", (spec: LoadSpec) => {
+  runLoad(spec).then(
+    (result) => parentPort!.postMessage({ result }),
+    (error: unknown) => parentPort!.postMessage({ error: error instanceof Error ? error.stack ?? error.message : String(error) }),
+  );
+});

@@ -1,0 +1,179 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { Command, InvalidArgumentError, Option } from "commander";
+import type { Config } from "../config.ts";
+import { NotFoundError } from "../domain/errors.ts";
+import type { KeyMode } from "../domain/merchants/api-key.ts";
+import { MerchantRepository } from "../domain/merchants/merchant.repository.ts";
+import { MerchantService } from "../domain/merchants/merchant.service.ts";
+import { migrateDatabase, withDatabase, type CliDatabase } from "./connection.ts";
+import { CliError } from "./errors.ts";
+import { createOutput, describeRoute, keyTable, keyView, type Output } from "./output.ts";
+
+export interface CliContext {
+  /** Reads and validates the configuration (src/config.ts); called only by verbs that need it. */
+  loadConfig(): Config;
+  /** `ocs serve`: runs the server (src/serve.ts) until a signal stops it. */
+  serve(config: Config): Promise<void>;
+}
+
+/** The operator CLI of SPEC §8. Verbs only parse arguments and print; the work is the domain services'. */
+export function buildProgram(context: CliContext): Command {
+  const program = new Command("ocs")
+    .description("Operator CLI of the Order Confirmation Service (uses the same DATABASE_URL / DATA_DIR as the server)")
+    .version(packageVersion(), "-V, --version")
+    .showSuggestionAfterError(true);
+
+  program
+    .command("migrate")
+    .description("apply pending database migrations")
+    .option("--json", "print the result as one JSON object")
+    .action(async (options: { json?: boolean }) => {
+      const out = createOutput(Boolean(options.json));
+      const result = await migrateDatabase(context.loadConfig());
+      out.note(describeRoute(result.route));
+      const human = result.applied.length
+        ? `Applied ${result.applied.length} migration(s):\n${result.applied.map((name) => `  ${name}`).join("\n")}`
+        : `The database is up to date (${result.alreadyApplied} migration(s) already applied).`;
+      out.result(human, { applied: result.applied, alreadyApplied: result.alreadyApplied });
+    });
+
+  program
+    .command("serve")
+    .description("migrate, then serve REST, GraphQL and webhooks (same as npm start)")
+    .action(async () => {
+      await context.serve(context.loadConfig());
+    });
+
+  const merchants = program.command("merchants").description("manage merchants");
+  merchants
+    .command("create")
+    .description("create a merchant with one live and one test API key (shown once)")
+    .requiredOption("--name <name>", "the merchant's display name (1–200 characters)", merchantName)
+    .option("--json", "print the result as one JSON object")
+    .action(async (options: { name: string; json?: boolean }) => {
+      const out = createOutput(Boolean(options.json));
+      await withMerchants(context, out, async (service) => {
+        const created = await service.createMerchant(options.name);
+        out.result(
+          [
+            `Created merchant "${created.merchant.name}" (${created.merchant.id})`,
+            "",
+            `  Live API key:  ${created.keys.live}`,
+            `  Test API key:  ${created.keys.test}`,
+            "",
+            "Store these keys now: they are not shown again (only their prefixes are).",
+          ].join("\n"),
+          { merchant: created.merchant, keys: { live: created.keys.live, test: created.keys.test } },
+        );
+      });
+    });
+
+  const keys = program.command("keys").description("manage API keys");
+  keys
+    .command("create")
+    .description("create an API key for a merchant (the key is shown once)")
+    .requiredOption("--merchant <id>", "the merchant's id")
+    .addOption(new Option("--mode <mode>", "live keys send real WhatsApp messages; test keys use the simulator").choices(["live", "test"]).default("test"))
+    .option("--name <name>", "a label for the key, shown when listing (1–200 characters)", keyName)
+    .option("--json", "print the result as one JSON object")
+    .action(async (options: { merchant: string; mode: KeyMode; name?: string; json?: boolean }) => {
+      const out = createOutput(Boolean(options.json));
+      await withMerchants(context, out, async (service) => {
+        const created = await merchantNamed(options.merchant, () => service.createKey(options.merchant, options.mode, options.name ?? null));
+        const view = keyView(created.record);
+        out.result(
+          [
+            `Created ${view.mode} API key ${view.id} for merchant ${view.merchantId}`,
+            "",
+            `  API key:  ${created.key}`,
+            "",
+            "Store it now: it is not shown again (only its prefix is).",
+          ].join("\n"),
+          { key: view, apiKey: created.key },
+        );
+      });
+    });
+
+  keys
+    .command("list")
+    .description("list a merchant's API keys (prefixes only, never the keys)")
+    .requiredOption("--merchant <id>", "the merchant's id")
+    .option("--json", "print the result as one JSON object")
+    .action(async (options: { merchant: string; json?: boolean }) => {
+      const out = createOutput(Boolean(options.json));
+      await withMerchants(context, out, async (service) => {
+        const views = (await merchantNamed(options.merchant, () => service.listKeys(options.merchant))).map(keyView);
+        const human = views.length
+          ? `API keys of merchant ${options.merchant}:\n${keyTable(views)}`
+          : `Merchant ${options.merchant} has no API keys.`;
+        out.result(human, { merchantId: options.merchant, keys: views });
+      });
+    });
+
+  keys
+    .command("revoke")
+    .description("revoke an API key (servers stop accepting it within 5 seconds)")
+    .argument("<keyId>", "the key's id (see `ocs keys list`)")
+    .option("--json", "print the result as one JSON object")
+    .action(async (keyId: string, options: { json?: boolean }) => {
+      const out = createOutput(Boolean(options.json));
+      await withMerchants(context, out, async (service) => {
+        let record;
+        try {
+          record = await service.revokeKey(keyId);
+        } catch (error) {
+          if (error instanceof NotFoundError) throw new CliError(`API key ${keyId} not found.`);
+          throw error;
+        }
+        const view = keyView(record);
+        out.result(
+          `Revoked ${view.mode} API key ${view.id} (${view.prefix}…) of merchant ${view.merchantId} at ${view.revokedAt}.\n` +
+            "Running servers reject it within 5 seconds.",
+          { key: view },
+        );
+      });
+    });
+
+  return program;
+}
+
+/** Opens the database the way SPEC §8 asks, hands the merchant service to `work`, and closes it again. */
+async function withMerchants(context: CliContext, out: Output, work: (service: MerchantService) => Promise<void>): Promise<void> {
+  await withDatabase(context.loadConfig(), async ({ route, database, applied }: CliDatabase) => {
+    await work(new MerchantService(new MerchantRepository(database.prisma)));
+    // Said after the result, so that a failure is exactly one line on stderr.
+    out.note(describeRoute(route));
+    if (applied.length) out.note(`Applied ${applied.length} migration(s): ${applied.join(", ")}`);
+  });
+}
+
+async function merchantNamed<T>(merchantId: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof NotFoundError && error.resource === "merchant") throw new CliError(`Merchant ${merchantId} not found.`);
+    throw error;
+  }
+}
+
+function merchantName(value: string): string {
+  const name = value.trim();
+  if (name.length < 1 || name.length > 200) throw new InvalidArgumentError("It must have 1 to 200 characters.");
+  return name;
+}
+
+function keyName(value: string): string {
+  const name = value.trim();
+  if (name.length < 1 || name.length > 200) throw new InvalidArgumentError("It must have 1 to 200 characters.");
+  return name;
+}
+
+function packageVersion(): string {
+  try {
+    const file = path.resolve(import.meta.dirname, "../../package.json");
+    return (JSON.parse(readFileSync(file, "utf8")) as { version?: string }).version ?? "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}

@@ -1,0 +1,194 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig, parseDuration } from "../../src/config.ts";
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error("expected loadConfig to throw");
+}
+
+describe("loadConfig defaults (SPEC §1)", () => {
+  it("gives a working configuration with nothing set", () => {
+    const config = loadConfig({});
+    expect(config.http).toEqual({ port: 3000, host: "0.0.0.0" });
+    expect(config.database).toEqual({ kind: "embedded", dataDir: "./data" });
+    expect(config.dataDir).toBe("./data");
+    expect(config.redisUrl).toBeNull();
+    expect(config.whatsapp).toEqual({
+      apiUrl: "https://graph.facebook.com/v26.0",
+      phoneNumberId: null,
+      accessToken: null,
+      appSecret: null,
+      verifyToken: null,
+      templateName: "order_confirmation",
+      timeoutMs: 10_000,
+    });
+    expect(config.webhooks).toEqual({
+      retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      timeoutMs: 15_000,
+      allowPrivateUrls: false,
+    });
+    expect(config.rateLimit).toEqual({ max: 1200, windowMs: 60_000 });
+    expect(config.logLevel).toBe("info");
+    expect(config.production).toBe(false);
+  });
+
+  it("treats empty strings as unset", () => {
+    const config = loadConfig({ PORT: "", DATABASE_URL: "", REDIS_URL: "", LOG_LEVEL: "", RATE_LIMIT_WINDOW: "" });
+    expect(config.http.port).toBe(3000);
+    expect(config.database).toEqual({ kind: "embedded", dataDir: "./data" });
+    expect(config.redisUrl).toBeNull();
+    expect(config.rateLimit.windowMs).toBe(60_000);
+  });
+
+  it("reads every variable", () => {
+    const config = loadConfig({
+      NODE_ENV: "production",
+      PORT: "8080",
+      HOST: "127.0.0.1",
+      DATA_DIR: "/var/lib/ocs",
+      REDIS_URL: "redis://localhost:6379",
+      WHATSAPP_API_URL: "http://127.0.0.1:9999/v26.0/",
+      WHATSAPP_PHONE_NUMBER_ID: "123",
+      WHATSAPP_ACCESS_TOKEN: "token",
+      WHATSAPP_APP_SECRET: "secret",
+      WHATSAPP_VERIFY_TOKEN: "verify",
+      WHATSAPP_TEMPLATE_NAME: "my_template",
+      WHATSAPP_TIMEOUT_MS: "2500",
+      WEBHOOK_RETRY_SCHEDULE: "1s,2s",
+      WEBHOOK_TIMEOUT_MS: "3000",
+      WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+      RATE_LIMIT_MAX: "10",
+      RATE_LIMIT_WINDOW: "30s",
+      LOG_LEVEL: "debug",
+    });
+    expect(config.production).toBe(true);
+    expect(config.http).toEqual({ port: 8080, host: "127.0.0.1" });
+    expect(config.database).toEqual({ kind: "embedded", dataDir: "/var/lib/ocs" });
+    expect(config.redisUrl).toBe("redis://localhost:6379");
+    expect(config.whatsapp).toEqual({
+      apiUrl: "http://127.0.0.1:9999/v26.0",
+      phoneNumberId: "123",
+      accessToken: "token",
+      appSecret: "secret",
+      verifyToken: "verify",
+      templateName: "my_template",
+      timeoutMs: 2500,
+    });
+    expect(config.webhooks).toEqual({ retryScheduleMs: [1000, 2000], timeoutMs: 3000, allowPrivateUrls: true });
+    expect(config.rateLimit).toEqual({ max: 10, windowMs: 30_000 });
+    expect(config.logLevel).toBe("debug");
+  });
+});
+
+describe("DATABASE_URL", () => {
+  it.each(["postgres://user:pw@db:5432/ocs", "postgresql://postgres@127.0.0.1:5432/postgres"])("%s is PostgreSQL", (url) => {
+    expect(loadConfig({ DATABASE_URL: url }).database).toEqual({ kind: "postgres", url });
+  });
+
+  it("pglite:memory is an in-memory embedded database", () => {
+    expect(loadConfig({ DATABASE_URL: "pglite:memory" }).database).toEqual({ kind: "embedded", dataDir: null });
+  });
+
+  it("pglite:<dir> is an embedded database in that directory", () => {
+    expect(loadConfig({ DATABASE_URL: "pglite:/tmp/ocs-data" }).database).toEqual({ kind: "embedded", dataDir: "/tmp/ocs-data" });
+    expect(loadConfig({ DATABASE_URL: "pglite:./other" }).database).toEqual({ kind: "embedded", dataDir: "./other" });
+  });
+
+  it.each(["mysql://localhost/db", "localhost:5432", "pglite:", "postgres://", "sqlite:memory"])("refuses %s", (url) => {
+    const error = configError({ DATABASE_URL: url });
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]).toMatch(/^DATABASE_URL: /);
+  });
+});
+
+describe("invalid configuration", () => {
+  it("lists every problem, each naming its variable", () => {
+    const error = configError({
+      PORT: "abc",
+      LOG_LEVEL: "loud",
+      DATABASE_URL: "mysql://x",
+      REDIS_URL: "http://redis",
+      WEBHOOK_ALLOW_PRIVATE_URLS: "maybe",
+      RATE_LIMIT_MAX: "-5",
+      WHATSAPP_API_URL: "not a url",
+    });
+    const variables = error.problems.map((problem) => problem.split(":")[0]).sort();
+    expect(variables).toEqual(
+      ["DATABASE_URL", "LOG_LEVEL", "PORT", "RATE_LIMIT_MAX", "REDIS_URL", "WEBHOOK_ALLOW_PRIVATE_URLS", "WHATSAPP_API_URL"].sort(),
+    );
+    for (const problem of error.problems) expect(error.message).toContain(problem);
+    expect(error.message).toMatch(/^Invalid configuration:/);
+  });
+
+  it.each([
+    ["PORT", "70000"],
+    ["PORT", "-1"],
+    ["PORT", "3.5"],
+    ["WEBHOOK_TIMEOUT_MS", "0"],
+    ["WHATSAPP_TIMEOUT_MS", "soon"],
+    ["RATE_LIMIT_MAX", "0"],
+    ["RATE_LIMIT_WINDOW", "0s"],
+    ["RATE_LIMIT_WINDOW", "a while"],
+    ["RATE_LIMIT_WINDOW", "5 fortnights"],
+    ["WEBHOOK_RETRY_SCHEDULE", "5s,,5m"],
+    ["WEBHOOK_RETRY_SCHEDULE", "soon"],
+    ["WEBHOOK_RETRY_SCHEDULE", "5s,-1s"],
+  ])("%s=%s is refused", (name, value) => {
+    const error = configError({ [name]: value });
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0].startsWith(`${name}: `)).toBe(true);
+  });
+
+  it("requires WHATSAPP_APP_SECRET when live mode is configured", () => {
+    const error = configError({ WHATSAPP_PHONE_NUMBER_ID: "123", WHATSAPP_ACCESS_TOKEN: "token" });
+    expect(error.problems).toEqual([expect.stringMatching(/^WHATSAPP_APP_SECRET: /)]);
+    expect(() => loadConfig({ WHATSAPP_PHONE_NUMBER_ID: "123" })).not.toThrow();
+  });
+
+  it("accepts the boolean spellings", () => {
+    for (const [text, value] of [["true", true], ["1", true], ["yes", true], ["false", false], ["0", false], ["no", false]] as const) {
+      expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_URLS: text }).webhooks.allowPrivateUrls).toBe(value);
+    }
+  });
+});
+
+describe("durations", () => {
+  it.each([
+    ["1 minute", 60_000],
+    ["2 minutes", 120_000],
+    ["1500ms", 1500],
+    ["1500", 1500],
+    ["5s", 5000],
+    ["5 seconds", 5000],
+    ["30m", 1_800_000],
+    ["2h", 7_200_000],
+    ["10h", 36_000_000],
+    ["1 day", 86_400_000],
+    ["1.5s", 1500],
+    [" 5 s ", 5000],
+    ["0", 0],
+  ])("parseDuration(%j) = %s", (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+
+  it.each(["", "s", "minute", "5 fortnights", "-5s", "5s5m", "1,5s"])("parseDuration(%j) is null", (text) => {
+    expect(parseDuration(text)).toBeNull();
+  });
+
+  it("parses WEBHOOK_RETRY_SCHEDULE lists with spaces and mixed units", () => {
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: "5s, 5m ,30m,2h" }).webhooks.retryScheduleMs).toEqual([5000, 300_000, 1_800_000, 7_200_000]);
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: "100ms" }).webhooks.retryScheduleMs).toEqual([100]);
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: "0,1 second" }).webhooks.retryScheduleMs).toEqual([0, 1000]);
+  });
+
+  it("reads RATE_LIMIT_WINDOW in words", () => {
+    expect(loadConfig({ RATE_LIMIT_WINDOW: "1 minute" }).rateLimit.windowMs).toBe(60_000);
+    expect(loadConfig({ RATE_LIMIT_WINDOW: "10 seconds" }).rateLimit.windowMs).toBe(10_000);
+    expect(loadConfig({ RATE_LIMIT_WINDOW: "1 hour" }).rateLimit.windowMs).toBe(3_600_000);
+  });
+});
