@@ -1,23 +1,13 @@
 import type { Logger } from "pino";
 import type { Config } from "./config.ts";
 import { createApp } from "./app.ts";
-import { DataDirLockedError } from "./db/embedded-postgres.ts";
 
 /**
  * `npm start` / `ocs serve`: migrate, serve, and on a brand-new database create the demo merchant whose
  * test key is printed once. SIGINT/SIGTERM close everything in order.
  */
 export async function serve(config: Config, logger: Logger): Promise<void> {
-  let app;
-  try {
-    app = await createApp(config, { logger });
-  } catch (error) {
-    if (error instanceof DataDirLockedError) {
-      console.error(`${error.message} Stop that process first, or use another DATA_DIR.`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const app = await createApp(config, { logger });
   // Before anything is announced: a signal right after the banner must still close the database cleanly.
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -32,7 +22,14 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   process.once("SIGINT", () => void shutdown("SIGINT"));
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
 
-  const address = await app.http.listen({ port: config.http.port, host: config.http.host });
+  let address: string;
+  try {
+    address = await app.http.listen({ port: config.http.port, host: config.http.host });
+  } catch (error) {
+    // Port taken or not allowed: release the database (and its lock) before reporting.
+    await app.close();
+    throw error;
+  }
   const base = publicBaseUrl(address, config.http.host);
   logger.info({ address, database: app.services.database.embedded ? "embedded" : "postgresql" }, "listening");
 

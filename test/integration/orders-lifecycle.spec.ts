@@ -92,3 +92,30 @@ describe("create → simulator approve → GET", () => {
     expect((await shop.test.get(`/api/v1/orders/${created.id}`)).body.status).toBe("pending");
   });
 });
+
+describe("a send interrupted by a crash", () => {
+  it("is failed by the maintenance sweep, stays invisible until then, and fires no event", async () => {
+    const { OrderRepository } = await import("../../src/domain/orders/order.repository.ts");
+    const repository = new OrderRepository(server.app.services.database.prisma);
+    const scope = { merchantId: shop.id, mode: "test" as const };
+    const input = orderInput();
+    const parsed = { ...input, currency: "SAR", items: input.items.map((item) => ({ ...item })) };
+    const claimed = await repository.insertSending(scope, parsed as never, "en", new Date(Date.now() - 10 * 60_000));
+    if (!("inserted" in claimed)) throw new Error("not inserted");
+    const id = claimed.inserted.id;
+
+    expect((await shop.test.get(`/api/v1/orders/${id}`)).status).toBe(404);
+    const duplicate = await shop.test.post("/api/v1/orders", input);
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.body.orderId).toBe(id);
+
+    expect(await server.app.services.orderService.failAbandonedSends(5 * 60_000)).toBe(1);
+    const swept = await shop.test.get(`/api/v1/orders/${id}`);
+    expect(swept.body).toMatchObject({ status: "failed", deliveryStatus: "failed", errorCode: null, failureReason: "Unknown failure" });
+    expect(await outbox(id)).toEqual([]);
+    // Recent sends are someone's in-flight request: left alone.
+    const fresh = await repository.insertSending(scope, { ...parsed, externalOrderId: `${input.externalOrderId}-b` } as never, "en", new Date());
+    expect(await server.app.services.orderService.failAbandonedSends(5 * 60_000)).toBe(0);
+    expect("inserted" in fresh).toBe(true);
+  });
+});

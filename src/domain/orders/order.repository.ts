@@ -124,6 +124,25 @@ export class OrderRepository {
     return toOrderView(record);
   }
 
+  /**
+   * Orders whose send never got an answer recorded (the process died mid-send) are failed, like a send
+   * that never reached the provider: stored failed, no event. Returns how many.
+   */
+  async failAbandonedSends(startedBefore: Date, now: Date): Promise<number> {
+    const { count } = await this.prisma.order.updateMany({
+      where: { sendState: "sending", createdAt: { lt: startedBefore } },
+      data: {
+        sendState: "rejected",
+        status: "failed",
+        deliveryStatus: "failed",
+        errorCode: null,
+        failureReason: "Unknown failure",
+        updatedAt: now,
+      },
+    });
+    return count;
+  }
+
   async findVisible(scope: MerchantScope, id: string): Promise<OrderView | null> {
     const record = await this.prisma.order.findFirst({
       where: { id, merchantId: scope.merchantId, mode: scope.mode, sendState: { not: "sending" } },

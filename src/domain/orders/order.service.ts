@@ -84,6 +84,12 @@ export class OrderService {
     }
   }
 
+  /** Sends abandoned by a crash (see OrderRepository.failAbandonedSends); safe to run on every instance. */
+  async failAbandonedSends(olderThanMs: number): Promise<number> {
+    const now = this.clock();
+    return this.orders.failAbandonedSends(new Date(now.getTime() - olderThanMs), now);
+  }
+
   async get(scope: MerchantScope, id: string): Promise<OrderView> {
     const order = isUuid(id) ? await this.orders.findVisible(scope, id.toLowerCase()) : null;
     if (!order) throw new NotFoundError("order");
