@@ -1,0 +1,19 @@
+// graphql-codegen configuration: resolver and context types generated from schema.graphql (the single
+// source of the GraphQL surface). Run by `npm run generate` once the GraphQL gateway is wired.
+const config = {
+  overwrite: true,
+  schema: "schema.graphql",
+  generates: {
+    "src/generated/graphql.ts": {
+      plugins: ["typescript", "typescript-resolvers"],
+      config: {
+        useTypeImports: true,
+        enumsAsTypes: true,
+        scalars: { DateTime: "string" },
+        contextType: "../graphql/context.ts#GraphQLContext",
+      },
+    },
+  },
+};
+
+export default config;
