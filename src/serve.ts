@@ -37,7 +37,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     const demo = await app.services.merchantService.createMerchant("Demo Shop");
     printDemoBanner(base, demo.merchant.id, demo.keys.test);
   } else {
-    console.log(`\n  Order Confirmation Service on ${base}  (docs: ${base}/docs, simulator: ${base}/simulator)\n`);
+    console.log(`\n  Order Confirmation Service on ${base}  (API docs: ${base}/docs)\n`);
   }
 }
 
@@ -56,7 +56,6 @@ function printDemoBanner(base: string, merchantId: string, testKey: string): voi
     "",
     `  API docs:       ${base}/docs`,
     `  OpenAPI:        ${base}/api/v1/openapi.json`,
-    `  Simulator:      ${base}/simulator`,
     "",
     "  Try it:",
     `    export OCS_KEY=${testKey}`,

@@ -40,7 +40,7 @@ export function buildProgram(context: CliContext): Command {
 
   program
     .command("serve")
-    .description("migrate, then serve REST, GraphQL and webhooks (same as npm start)")
+    .description("migrate, then serve the API (same as npm start)")
     .action(async () => {
       await context.serve(context.loadConfig());
     });
