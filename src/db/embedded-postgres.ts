@@ -43,7 +43,7 @@ export function findRunningServer(dataDir: string): { pid: number; url: string |
   return { pid, url: url ? url : null };
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

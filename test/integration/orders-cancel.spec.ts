@@ -12,9 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-async function outbox(orderId: string) {
-  return server.app.services.database.prisma.orderEvent.findMany({ where: { orderId }, orderBy: { sequence: "asc" } });
-}
+const outbox = (orderId: string) => server.outbox(orderId);
 
 async function place(overrides: Record<string, unknown> = {}) {
   const response = await shop.test.post("/api/v1/orders", orderInput(overrides));

@@ -11,9 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-async function outbox(orderId: string) {
-  return server.app.services.database.prisma.orderEvent.findMany({ where: { orderId }, orderBy: { sequence: "asc" } });
-}
+const outbox = (orderId: string) => server.outbox(orderId);
 
 describe("create → simulator approve → GET", () => {
   it("creates a pending order with the seed's exact fields and JSON types", async () => {

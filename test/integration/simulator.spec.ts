@@ -15,9 +15,7 @@ afterAll(() => server?.close());
 const ARABIC = /[\u0600-\u06FF]/;
 const NOT_FOUND = { success: false, message: "Order not found", error: "NOT_FOUND" };
 
-async function outbox(orderId: string) {
-  return server.app.services.database.prisma.orderEvent.findMany({ where: { orderId }, orderBy: { sequence: "asc" } });
-}
+const outbox = (orderId: string) => server.outbox(orderId);
 const eventTypes = async (orderId: string) => (await outbox(orderId)).map((event) => event.type);
 
 async function place(overrides: Record<string, unknown> = {}, headers: Record<string, string> = {}) {

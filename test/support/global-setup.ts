@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { startEmbeddedPostgres } from "../../src/db/embedded-postgres.ts";
+import { isAlive, startEmbeddedPostgres } from "../../src/db/embedded-postgres.ts";
 import { migrate } from "../../src/db/migrator.ts";
 
 /**
@@ -54,15 +54,6 @@ async function dropTestDatabases(admin: pg.Client, shouldDrop: (pid: number) => 
   for (const { datname } of rows) {
     const pid = Number(/^ocs_test_(\d+)_/.exec(datname)?.[1]);
     if (shouldDrop(pid)) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

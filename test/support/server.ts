@@ -12,6 +12,8 @@ export interface TestServer {
   api: ApiClient;
   /** A new merchant with its live and test keys, and clients for both. */
   merchant(name?: string): Promise<TestMerchant>;
+  /** The outbox rows of one order, in commit order. */
+  outbox(orderId: string): Promise<{ id: string; type: string; payload: any; createdAt: Date }[]>;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,9 @@ export async function startTestServer(
         test: api.withKey(created.keys.test),
         live: api.withKey(created.keys.live),
       };
+    },
+    outbox(orderId) {
+      return app.services.database.prisma.orderEvent.findMany({ where: { orderId }, orderBy: { sequence: "asc" } });
     },
     async close() {
       await app.close();
