@@ -13,6 +13,7 @@ import { mapErrorToHttp, RateLimitedError, RouteNotFoundError } from "./error-ma
 import { NotFoundError } from "../domain/errors.ts";
 import { requestLanguage } from "./language.ts";
 import { jsonSerializerCompiler, zodValidatorCompiler } from "./validation.ts";
+import { withoutUnusedSchemas } from "./openapi.ts";
 import { orderRoutes } from "./routes/orders.routes.ts";
 import { simulatorTestRoutes } from "./routes/simulator-test.routes.ts";
 import { operationalRoutes } from "./routes/operational.routes.ts";
@@ -121,7 +122,11 @@ export async function buildHttpServer(services: AppServices, config: Config, log
   // Before the body is parsed or validated (but after the rate limiter's onRequest hook): a caller without a
   // valid key gets 401, never validation details about a body we should not have read.
   app.addHook("preParsing", authenticate(services.merchantService));
-  await app.register(swaggerUi, { routePrefix: "/docs", uiConfig: { docExpansion: "list", deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: "/docs",
+    uiConfig: { docExpansion: "list", deepLinking: true },
+    transformSpecification: (document) => withoutUnusedSchemas(document),
+  });
 
   await app.register(operationalRoutes(services));
   await app.register(orderRoutes(services), { prefix: "/api/v1" });

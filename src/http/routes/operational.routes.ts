@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { AppServices } from "../../app.ts";
+import { withoutUnusedSchemas } from "../openapi.ts";
 
 const publicRoute = { public: true } as const;
 
@@ -21,6 +22,6 @@ export function operationalRoutes(services: AppServices): FastifyPluginAsync {
       return services.metrics.registry.metrics();
     });
 
-    app.get("/api/v1/openapi.json", { config: publicRoute, schema: { hide: true } }, async () => app.swagger());
+    app.get("/api/v1/openapi.json", { config: publicRoute, schema: { hide: true } }, async () => withoutUnusedSchemas(app.swagger()));
   };
 }
