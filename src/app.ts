@@ -53,7 +53,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     (await openDatabase(config.database, {
       onMigrated: (applied) => applied.length && logger.info({ applied }, "database migrations applied"),
     }));
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
   const metrics = createMetrics();
   const bus = new OrderEventBus();
   bus.subscribe((event) => metrics.orderEvents.labels(event.envelope.event).inc());
@@ -93,4 +93,16 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       if (!options.database) await database.close();
     },
   };
+}
+
+/** Redis errors are logged (at most every 30 s while it stays down), never thrown at the process. */
+function connectRedis(url: string, logger: Logger): Redis {
+  const redis = new Redis(url, { maxRetriesPerRequest: 2 });
+  let lastLogged = 0;
+  redis.on("error", (error: Error) => {
+    if (Date.now() - lastLogged < 30_000) return;
+    lastLogged = Date.now();
+    logger.warn({ err: error }, "redis unavailable; rate limits are not counted meanwhile");
+  });
+  return redis;
 }

@@ -53,6 +53,7 @@ const envSchema = z.object({
   NODE_ENV: z.string().default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("0.0.0.0"),
+  TRUST_PROXY: booleanFlag.default(false),
   DATABASE_URL: databaseUrl.optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
@@ -78,7 +79,7 @@ export type DatabaseTarget =
 export interface Config {
   env: string;
   production: boolean;
-  http: { port: number; host: string };
+  http: { port: number; host: string; trustProxy: boolean };
   database: DatabaseTarget;
   dataDir: string;
   redisUrl: string | null;
@@ -135,7 +136,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   return {
     env: env.NODE_ENV,
     production: env.NODE_ENV === "production",
-    http: { port: env.PORT, host: env.HOST },
+    http: { port: env.PORT, host: env.HOST, trustProxy: env.TRUST_PROXY },
     database: databaseTarget(env.DATABASE_URL, env.DATA_DIR),
     dataDir: env.DATA_DIR,
     redisUrl: env.REDIS_URL ?? null,

@@ -1,5 +1,18 @@
-import { mkdirSync, openSync, closeSync, writeSync, readFileSync, unlinkSync, existsSync } from "node:fs";
-import { mkdtempSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -20,7 +33,7 @@ export interface EmbeddedPostgres {
 
 export const SOCKET_FILE = ".s.PGSQL.5432";
 const LOCK_FILE = "ocs.lock";
-/** Unix socket paths are limited to ~107 bytes; beyond that we fall back to a loopback TCP port. */
+/** Unix socket paths are limited to ~107 bytes; a longer data path gets its socket in a private temp dir. */
 const MAX_SOCKET_PATH = 100;
 
 export class DataDirLockedError extends Error {
@@ -35,12 +48,27 @@ export function socketUrlFor(socketDir: string): string {
 
 /** The running server that holds `dataDir`, if any (its socket URL and pid). */
 export function findRunningServer(dataDir: string): { pid: number; url: string | null } | null {
-  const lockPath = path.join(dataDir, LOCK_FILE);
-  if (!existsSync(lockPath)) return null;
-  const [pidText, url] = readFileSync(lockPath, "utf8").split("\n");
+  const holder = readLock(path.join(dataDir, LOCK_FILE));
+  return holder && holderAlive(holder) ? { pid: holder.pid, url: holder.url } : null;
+}
+
+interface LockContent {
+  pid: number;
+  url: string | null;
+  startTime: string | null;
+}
+
+/** `pid`, socket URL (once listening) and the process start time, one per line. */
+function readLock(lockPath: string): LockContent | null {
+  let text: string;
+  try {
+    text = readFileSync(lockPath, "utf8");
+  } catch {
+    return null;
+  }
+  const [pidText, url, startTime] = text.split("\n");
   const pid = Number(pidText);
-  if (!Number.isInteger(pid) || !isAlive(pid)) return null;
-  return { pid, url: url ? url : null };
+  return Number.isInteger(pid) && pid > 0 ? { pid, url: url || null, startTime: startTime || null } : null;
 }
 
 export function isAlive(pid: number): boolean {
@@ -52,35 +80,90 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** One process per data directory: PGlite has no inter-process locking of its own. */
+/** Start time of a process (Linux), so a recycled pid is not mistaken for the lock's holder. */
+function processStartTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function holderAlive(holder: LockContent): boolean {
+  if (!isAlive(holder.pid)) return false;
+  const startTime = processStartTime(holder.pid);
+  return !holder.startTime || !startTime || holder.startTime === startTime;
+}
+
+/** Replaces a file's content in one step: readers see the old or the new content, never a partial one. */
+function writeAtomically(file: string, content: string): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, content, { mode: 0o600 });
+  renameSync(temp, file);
+}
+
+const GUARD_STALE_MS = 10_000;
+
+/**
+ * One process per data directory: PGlite has no inter-process locking of its own. The lock file is created
+ * with O_EXCL; a stale one (its process is gone) is removed only under a short-lived guard file, so two
+ * processes finding the same stale lock cannot both remove it and each create their own.
+ */
 function acquireLock(dataDir: string): { release(): void; publish(url: string): void } {
   const lockPath = path.join(dataDir, LOCK_FILE);
-  const holder = findRunningServer(dataDir);
-  if (holder && holder.pid !== process.pid) throw new DataDirLockedError(dataDir, holder.pid);
-  if (existsSync(lockPath)) unlinkSync(lockPath); // stale: its process is gone
-  let fd: number;
-  try {
-    fd = openSync(lockPath, "wx");
-  } catch {
-    const racer = findRunningServer(dataDir);
-    throw new DataDirLockedError(dataDir, racer?.pid ?? -1);
+  const guardPath = `${lockPath}.takeover`;
+  const content = (url: string | null) => `${process.pid}\n${url ?? ""}\n${processStartTime(process.pid) ?? ""}\n`;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    try {
+      const fd = openSync(lockPath, "wx", 0o600);
+      writeSync(fd, content(null));
+      closeSync(fd);
+      return {
+        publish: (url) => writeAtomically(lockPath, content(url)),
+        release() {
+          if (readLock(lockPath)?.pid === process.pid) rmSync(lockPath, { force: true });
+        },
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const holder = readLock(lockPath);
+    if (holder && holderAlive(holder)) throw new DataDirLockedError(dataDir, holder.pid);
+    if (holder === null && existsSync(lockPath)) {
+      sleepSync(20); // being written right now by its new holder
+      continue;
+    }
+    takeOverStaleLock(lockPath, guardPath);
   }
-  writeSync(fd, `${process.pid}\n`);
-  closeSync(fd);
-  return {
-    publish(url) {
-      const out = openSync(lockPath, "w");
-      writeSync(out, `${process.pid}\n${url}\n`);
-      closeSync(out);
-    },
-    release() {
-      try {
-        if (findRunningServer(dataDir)?.pid === process.pid) unlinkSync(lockPath);
-      } catch {
-        /* already gone */
-      }
-    },
-  };
+  throw new DataDirLockedError(dataDir, readLock(lockPath)?.pid ?? -1);
+}
+
+function takeOverStaleLock(lockPath: string, guardPath: string): void {
+  let guard: number;
+  try {
+    guard = openSync(guardPath, "wx", 0o600);
+  } catch {
+    // Someone else is taking over; a guard left by a crashed process expires.
+    try {
+      if (Date.now() - statSync(guardPath).mtimeMs > GUARD_STALE_MS) rmSync(guardPath, { force: true });
+    } catch {
+      /* gone meanwhile */
+    }
+    sleepSync(20);
+    return;
+  }
+  try {
+    const holder = readLock(lockPath);
+    if (holder && !holderAlive(holder)) rmSync(lockPath, { force: true });
+  } finally {
+    closeSync(guard);
+    rmSync(guardPath, { force: true });
+  }
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 export interface EmbeddedPostgresOptions {
@@ -96,11 +179,16 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const dataDir = options.dataDir ? path.resolve(options.dataDir) : null;
   let lock: ReturnType<typeof acquireLock> | null = null;
   if (dataDir) {
-    mkdirSync(dataDir, { recursive: true });
+    // Customer data and the superuser socket: owner only, as PostgreSQL itself insists.
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    chmodSync(dataDir, 0o700);
     lock = acquireLock(dataDir);
   }
-  // The socket lives beside the data (so the CLI finds it), or in a private temp dir for memory databases.
-  const socketDir = dataDir ?? mkdtempSync(path.join(tmpdir(), "ocs-pg-"));
+  // The socket lives beside the data (so the CLI finds it through the lock file), or in a private (0700)
+  // temp dir for memory databases and data paths too long for a socket address. Never on TCP: the embedded
+  // server has no authentication.
+  const besideData = dataDir !== null && path.join(dataDir, SOCKET_FILE).length <= MAX_SOCKET_PATH;
+  const socketDir = besideData ? dataDir! : mkdtempSync(path.join(tmpdir(), "ocs-pg-"));
   try {
     const db = await PGlite.create({
       dataDir: dataDir ? path.join(dataDir, "pgdata") : undefined,
@@ -111,12 +199,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     });
     const socketPath = path.join(socketDir, SOCKET_FILE);
     if (existsSync(socketPath)) unlinkSync(socketPath);
-    const useSocket = socketPath.length <= MAX_SOCKET_PATH;
-    const server = new PGLiteSocketServer({
-      db,
-      ...(useSocket ? { path: socketPath } : { host: "127.0.0.1", port: 0 }),
-      maxConnections: 64,
-    });
+    const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 64 });
     // Replaced before any connection exists: handlers take the server's queue when they attach.
     (server as unknown as { queryQueue: SessionAwareQueue }).queryQueue = new SessionAwareQueue(db);
     await server.start();
@@ -125,7 +208,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       listener.unref();
       listener.on("connection", (socket) => socket.unref());
     }
-    const url = useSocket ? socketUrlFor(socketDir) : `postgresql://postgres@${server.getServerConn()}/postgres`;
+    const url = socketUrlFor(socketDir);
     lock?.publish(url);
     return {
       db,
@@ -135,11 +218,12 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
         await server.stop();
         await db.close();
         lock?.release();
-        if (!dataDir) rmSync(socketDir, { recursive: true, force: true });
+        if (!besideData) rmSync(socketDir, { recursive: true, force: true });
       },
     };
   } catch (error) {
     lock?.release();
+    if (!besideData) rmSync(socketDir, { recursive: true, force: true });
     throw error;
   }
 }

@@ -4,6 +4,8 @@ import type { Caller, MerchantService } from "../domain/merchants/merchant.servi
 declare module "fastify" {
   interface FastifyRequest {
     caller: Caller | null;
+    /** Why the key was refused; raised once the rate limiter has counted the request. */
+    authError: Error | null;
   }
   interface FastifyContextConfig {
     /** Routes that need no API key (health, metrics, docs). */
@@ -16,12 +18,27 @@ export function headerValue(request: FastifyRequest, name: string): string | und
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** preParsing hook: every non-public route resolves X-API-Key to the calling merchant or answers 401. */
-export function authenticate(merchants: MerchantService) {
+const needsKey = (request: FastifyRequest) =>
+  !request.routeOptions.config?.public && Boolean(request.routeOptions.url?.startsWith("/api/"));
+
+/**
+ * onRequest, before the rate limiter: resolves X-API-Key so the limiter can count per key, and keeps a refusal
+ * for `rejectUnauthenticated` (requests with bad keys are then counted per address, not per made-up key).
+ */
+export function identifyCaller(merchants: MerchantService) {
   return async (request: FastifyRequest) => {
-    if (request.routeOptions.config?.public) return;
-    request.caller = await merchants.authenticate(headerValue(request, "x-api-key"));
+    if (!needsKey(request)) return;
+    try {
+      request.caller = await merchants.authenticate(headerValue(request, "x-api-key"));
+    } catch (error) {
+      request.authError = error as Error;
+    }
   };
+}
+
+/** preParsing: a request without a valid key gets 401 before its body is read or validated. */
+export async function rejectUnauthenticated(request: FastifyRequest): Promise<void> {
+  if (request.authError) throw request.authError;
 }
 
 export function callerOf(request: FastifyRequest): Caller {

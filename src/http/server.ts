@@ -4,11 +4,11 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import { jsonSchemaTransform, jsonSchemaTransformObject, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { Config } from "../config.ts";
 import type { AppServices } from "../app.ts";
 import type { Language } from "../i18n/messages.ts";
-import { authenticate, headerValue } from "./auth.ts";
+import { identifyCaller, rejectUnauthenticated } from "./auth.ts";
 import { mapErrorToHttp, RateLimitedError, RouteNotFoundError } from "./error-mapper.ts";
 import { NotFoundError } from "../domain/errors.ts";
 import { requestLanguage } from "./language.ts";
@@ -40,7 +40,8 @@ export async function buildHttpServer(services: AppServices, config: Config, log
       const incoming = request.headers["x-request-id"];
       return typeof incoming === "string" && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    trustProxy: true,
+    // Only behind a proxy that sets X-Forwarded-For; otherwise any client could pick its rate-limit address.
+    trustProxy: config.http.trustProxy,
     // The router refuses over-long or badly percent-encoded path segments before any hook runs; an `{id}`
     // like that is malformed, which SPEC §3 answers as 404 NOT_FOUND in the usual error body.
     frameworkErrors: (error, request, reply) => {
@@ -61,6 +62,7 @@ export async function buildHttpServer(services: AppServices, config: Config, log
   // Only JSON bodies are accepted: anything else is a 415, never a string that fails validation.
   app.removeContentTypeParser("text/plain");
   app.decorateRequest("caller", null);
+  app.decorateRequest("authError", null);
   app.decorateRequest("language", "en");
 
   app.addHook("onRequest", async (request, reply) => {
@@ -84,12 +86,15 @@ export async function buildHttpServer(services: AppServices, config: Config, log
     reply.code(mapped.statusCode).send(mapped.body);
   });
 
+  app.addHook("onRequest", identifyCaller(services.merchantService));
   await app.register(rateLimit, {
     global: true,
     max: config.rateLimit.max,
     timeWindow: config.rateLimit.windowMs,
     ...(services.redis ? { redis: services.redis, nameSpace: "ocs-rate-limit:" } : {}),
     keyGenerator: rateLimitKey,
+    // A Redis outage must not take the API down with it: requests pass uncounted meanwhile.
+    skipOnError: true,
     allowList: (request) => Boolean(request.routeOptions.config?.public),
     errorResponseBuilder: (_request, context) => new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000))),
   });
@@ -121,7 +126,7 @@ export async function buildHttpServer(services: AppServices, config: Config, log
   });
   // Before the body is parsed or validated (but after the rate limiter's onRequest hook): a caller without a
   // valid key gets 401, never validation details about a body we should not have read.
-  app.addHook("preParsing", authenticate(services.merchantService));
+  app.addHook("preParsing", rejectUnauthenticated);
   await app.register(swaggerUi, {
     routePrefix: "/docs",
     uiConfig: { docExpansion: "list", deepLinking: true },
@@ -134,8 +139,7 @@ export async function buildHttpServer(services: AppServices, config: Config, log
   return app;
 }
 
-/** Limits are per API key (hashed, so no key is held in memory); unauthenticated calls count per address. */
+/** Limits are per API key; requests without a valid key count against their address. */
 function rateLimitKey(request: FastifyRequest): string {
-  const key = headerValue(request, "x-api-key");
-  return key ? `key:${createHash("sha256").update(key).digest("base64url").slice(0, 22)}` : `ip:${request.ip}`;
+  return request.caller ? `key:${request.caller.keyId}` : `ip:${request.ip}`;
 }

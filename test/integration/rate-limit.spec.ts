@@ -132,3 +132,23 @@ describe.runIf(redisUrl)("several instances sharing Redis (TEST_REDIS_URL)", () 
     for (const response of responses.filter((r) => r.status !== 200)) expectRateLimited(response);
   });
 });
+
+describe("requests without a valid key", () => {
+  it("count against the caller's address, so made-up keys cannot each get a fresh allowance", async () => {
+    const own = await startTestServer(LIMIT);
+    try {
+      const madeUp = () => `ek_test_${Array.from({ length: 40 }, () => "abcdefghijklmnopqrstuvwxyz0123456789"[Math.floor(Math.random() * 36)]).join("")}`;
+      for (let i = 0; i < 3; i++) {
+        const refused = await own.api.withKey(madeUp()).get("/api/v1/orders");
+        expect(refused.status).toBe(401);
+      }
+      expectRateLimited(await own.api.withKey(madeUp()).get("/api/v1/orders"));
+      expectRateLimited(await own.api.get("/api/v1/orders"));
+      // A valid key has its own allowance.
+      const shop = await own.merchant();
+      expect((await shop.test.get("/api/v1/orders")).status).toBe(200);
+    } finally {
+      await own.close();
+    }
+  });
+});

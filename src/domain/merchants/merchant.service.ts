@@ -14,7 +14,8 @@ export interface CreatedKey {
 }
 
 interface CachedKey {
-  record: ApiKeyRecord;
+  /** null: no such key (cached too, so made-up keys cannot make every request a database lookup). */
+  record: ApiKeyRecord | null;
   expiresAt: number;
 }
 
@@ -56,7 +57,7 @@ export class MerchantService {
   async revokeKey(keyId: string): Promise<ApiKeyRecord> {
     const record = isUuid(keyId) ? await this.merchants.revokeKey(keyId, this.clock()) : null;
     if (!record) throw new NotFoundError("apiKey");
-    for (const [hash, cached] of this.cache) if (cached.record.id === keyId) this.cache.delete(hash);
+    for (const [hash, cached] of this.cache) if (cached.record?.id === keyId) this.cache.delete(hash);
     return record;
   }
 
@@ -73,13 +74,12 @@ export class MerchantService {
     let cached = this.cache.get(hash);
     if (!cached || cached.expiresAt <= now) {
       const record = await this.merchants.findKeyByHash(hash);
-      if (!record) throw new UnauthorizedError("invalid");
       cached = { record, expiresAt: now + AUTH_CACHE_TTL_MS };
       if (this.cache.size >= AUTH_CACHE_MAX) this.cache.clear();
       this.cache.set(hash, cached);
     }
     const { record } = cached;
-    if (record.revokedAt) throw new UnauthorizedError("invalid");
+    if (!record || record.revokedAt) throw new UnauthorizedError("invalid");
     this.noteUse(record.id, now);
     return { merchantId: record.merchantId, mode: record.mode, keyId: record.id };
   }
