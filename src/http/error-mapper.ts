@@ -52,7 +52,7 @@ export function validationBody(problems: FieldProblem[], language: Language): Re
 
 /** The one place where errors become REST responses (SPEC §3 table, seed error shapes). */
 export function mapErrorToHttp(error: unknown, language: Language, requestId: string): HttpErrorResponse {
-  if (error instanceof DomainError) return mapDomainError(error, language);
+  if (error instanceof DomainError) return mapDomainError(error, language) ?? internalError(language, requestId);
   if (error instanceof RateLimitedError) {
     return {
       statusCode: 429,
@@ -65,8 +65,9 @@ export function mapErrorToHttp(error: unknown, language: Language, requestId: st
   }
   const fastifyError = error as Partial<FastifyError> & { type?: string };
   switch (fastifyError.code) {
-    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+      return { statusCode: 400, body: validationBody([{ field: "body", key: "field.json" }], language) };
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return { statusCode: 415, body: family("UNSUPPORTED_MEDIA_TYPE", translate("error.UNSUPPORTED_MEDIA_TYPE", language)) };
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return { statusCode: 413, body: family("PAYLOAD_TOO_LARGE", translate("error.PAYLOAD_TOO_LARGE", language)) };
@@ -84,6 +85,10 @@ export function mapErrorToHttp(error: unknown, language: Language, requestId: st
   if (fastifyError.statusCode === 415) {
     return { statusCode: 415, body: family("UNSUPPORTED_MEDIA_TYPE", translate("error.UNSUPPORTED_MEDIA_TYPE", language)) };
   }
+  return internalError(language, requestId);
+}
+
+function internalError(language: Language, requestId: string): HttpErrorResponse {
   return {
     statusCode: 500,
     body: family("INTERNAL_ERROR", translate("error.INTERNAL_ERROR", language, { requestId }), { requestId }),
@@ -91,7 +96,7 @@ export function mapErrorToHttp(error: unknown, language: Language, requestId: st
   };
 }
 
-function mapDomainError(error: DomainError, language: Language): HttpErrorResponse {
+function mapDomainError(error: DomainError, language: Language): HttpErrorResponse | null {
   if (error instanceof ValidationError) return { statusCode: 400, body: validationBody(error.problems, language) };
   if (error instanceof UnauthorizedError) {
     return { statusCode: 401, body: family("UNAUTHORIZED", translate(`error.UNAUTHORIZED.${error.reason}`, language)) };
@@ -126,9 +131,5 @@ function mapDomainError(error: DomainError, language: Language): HttpErrorRespon
       body: family(error.code, message, { errorCode: error.errorCode, failureReason: error.failureReason }),
     };
   }
-  return {
-    statusCode: 500,
-    body: family("INTERNAL_ERROR", translate("error.INTERNAL_ERROR", language, { requestId: "" })),
-    unexpected: true,
-  };
+  return null;
 }

@@ -61,6 +61,14 @@ export async function buildHttpServer(services: AppServices, config: Config, log
   app.setSerializerCompiler(jsonSerializerCompiler);
   // Only JSON bodies are accepted: anything else is a 415, never a string that fails validation.
   app.removeContentTypeParser("text/plain");
+  // Many clients send Content-Type: application/json on every request, DELETE included: an empty body is
+  // "no body" (routes with a body schema still answer that it is required), not a JSON syntax error.
+  const strictJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    if (typeof body === "string" && body.trim() === "") return done(null, undefined);
+    strictJson(request, body as string, done);
+  });
   app.decorateRequest("caller", null);
   app.decorateRequest("authError", null);
   app.decorateRequest("language", "en");

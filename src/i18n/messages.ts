@@ -94,6 +94,10 @@ const catalog: Record<string, Record<Language, Template>> = {
   "field.number.nonnegative": { en: "must be zero or more", ar: "يجب أن يكون صفرًا أو أكثر" },
   "field.number.max_money": { en: "must be at most 1000000000000", ar: "يجب ألا يزيد على 1000000000000" },
   "field.number.decimals": { en: "must have at most 4 decimal places", ar: "يجب ألا يتجاوز 4 منازل عشرية" },
+  "field.number.precision": {
+    en: "must have at most 15 significant digits (larger amounts cannot be received exactly as JSON numbers)",
+    ar: "يجب ألا يتجاوز 15 رقمًا معنويًا (لا يمكن استلام المبالغ الأكبر بدقة كأرقام JSON)",
+  },
   "field.number.finite": { en: "must be a finite number", ar: "يجب أن يكون رقمًا منتهيًا" },
   "field.format.phone": {
     en: "must be 8–15 digits with the country code, without + or a leading 0",

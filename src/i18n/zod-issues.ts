@@ -14,6 +14,11 @@ export function fieldPath(path: readonly PropertyKey[], root?: string): string {
 /** Turns a zod issue into a catalogue key and parameters, so each language can phrase it. */
 export function problemFromIssue(issue: core.$ZodIssue, root?: string): FieldProblem {
   const field = fieldPath(issue.path, root);
+  // A request with no body at all reaches validation as null or undefined.
+  const input = (issue as { input?: unknown }).input;
+  if (issue.code === "invalid_type" && (input === undefined || (input === null && issue.path.length === 0))) {
+    return { field, key: "field.required" };
+  }
   if (issue.message?.startsWith("i18n:")) {
     if (issue.code === "invalid_type" && (issue as { input?: unknown }).input === undefined) {
       return { field, key: "field.required" };

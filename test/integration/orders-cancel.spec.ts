@@ -243,3 +243,12 @@ describe("concurrent cancel", () => {
     }
   });
 });
+
+describe("DELETE from clients that always send Content-Type: application/json", () => {
+  it("cancels with an empty body", async () => {
+    const order = (await shop.test.post("/api/v1/orders", orderInput())).body;
+    const response = await shop.test.delete(`/api/v1/orders/${order.id}`, { headers: { "content-type": "application/json" }, rawBody: "" });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ id: order.id, status: "canceled", customerAction: "canceled" });
+  });
+});

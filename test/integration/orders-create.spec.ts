@@ -223,7 +223,7 @@ describe("money is exact", () => {
       items: [
         { productName: "A", quantity: 3, unitPrice: 0.1, totalPrice: 0.3 },
         { productName: "B", quantity: 1.5, unitPrice: 12.3456, totalPrice: 18.5184 },
-        { productName: "C", quantity: 1, unitPrice: 999999999999.9999, totalPrice: 999999999999.9999 },
+        { productName: "C", quantity: 1, unitPrice: 99999999999.9999, totalPrice: 999999999999.99 },
         { productName: "D", quantity: 7, unitPrice: 0.0001, totalPrice: 0.0007 },
       ],
     });
@@ -234,14 +234,15 @@ describe("money is exact", () => {
       expect(order.items.map(({ quantity, unitPrice, totalPrice }: any) => [quantity, unitPrice, totalPrice])).toEqual([
         [3, 0.1, 0.3],
         [1.5, 12.3456, 18.5184],
-        [1, 999999999999.9999, 999999999999.9999],
+        [1, 99999999999.9999, 999999999999.99],
         [7, 0.0001, 0.0007],
       ]);
     };
     expectMoney(created.body);
     // JSON numbers in the wire text, written the shortest way (no 0.30000000000000004, no strings).
     expect(created.text).toContain('"subtotal":0.3,');
-    expect(created.text).toContain('"unitPrice":999999999999.9999,');
+    expect(created.text).toContain('"unitPrice":99999999999.9999,');
+    expect(created.text).toContain('"totalPrice":999999999999.99}');
     expect(created.text).toContain('"totalPrice":18.5184}');
     expect(created.text).not.toContain("0000000000000004");
 
@@ -255,7 +256,18 @@ describe("money is exact", () => {
       SELECT o.subtotal::text AS subtotal, max(i.unit_price)::text AS max
         FROM orders o JOIN order_items i ON i.order_id = o.id WHERE o.id = ${created.body.id}::uuid GROUP BY o.subtotal`;
     expect(Number(row.subtotal)).toBe(0.3);
-    expect(row.max).toBe("999999999999.9999");
+    expect(row.max).toBe("99999999999.9999");
+  });
+
+  it("refuses amounts with more than 15 significant digits instead of storing them altered", async () => {
+    // 999999999999.9997 cannot survive JSON number parsing: it arrives as 999999999999.9998.
+    const input = orderInput({ totalCost: 999999999999.9997 });
+    const refused = await shop.test.post("/api/v1/orders", input, { headers: { "accept-language": "ar" } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe("VALIDATION_ERROR");
+    expect(refused.body.details).toEqual([{ field: "totalCost", message: expect.stringContaining("15") }]);
+    expect(refused.body.details[0].message).toMatch(/[\u0600-\u06FF]/);
+    expect((await shop.test.get(`/api/v1/orders?externalOrderId=${input.externalOrderId}`)).body.data).toEqual([]);
   });
 });
 
@@ -381,11 +393,17 @@ describe("400 VALIDATION_ERROR", () => {
   });
 
   it("answers invalid JSON and an empty body with a body-level problem", async () => {
-    for (const rawBody of ['{"externalOrderId": "A-1",', "{'single': 'quotes'}", "", "   "]) {
+    const cases: [string, string][] = [
+      ['{"externalOrderId": "A-1",', "must be a valid JSON object"],
+      ["{'single': 'quotes'}", "must be a valid JSON object"],
+      ["", "is required"],
+      ["   ", "is required"],
+    ];
+    for (const [rawBody, message] of cases) {
       const storedBefore = await storedOrders(strict.id);
       const response = await strict.test.post("/api/v1/orders", undefined, { rawBody, headers: { "content-type": "application/json" } });
       const body = expectValidationError(response);
-      expect(body.details).toEqual([{ field: "body", message: "must be a valid JSON object" }]);
+      expect(body.details).toEqual([{ field: "body", message }]);
       expect(await storedOrders(strict.id)).toBe(storedBefore);
     }
   });

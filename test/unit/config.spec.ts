@@ -14,7 +14,7 @@ function configError(env: Record<string, string>): ConfigError {
 describe("loadConfig defaults (SPEC §1)", () => {
   it("gives a working configuration with nothing set", () => {
     const config = loadConfig({});
-    expect(config.http).toEqual({ port: 3000, host: "0.0.0.0" });
+    expect(config.http).toEqual({ port: 3000, host: "0.0.0.0", trustProxy: false });
     expect(config.database).toEqual({ kind: "embedded", dataDir: "./data" });
     expect(config.dataDir).toBe("./data");
     expect(config.redisUrl).toBeNull();
@@ -50,6 +50,7 @@ describe("loadConfig defaults (SPEC §1)", () => {
       NODE_ENV: "production",
       PORT: "8080",
       HOST: "127.0.0.1",
+      TRUST_PROXY: "true",
       DATA_DIR: "/var/lib/ocs",
       REDIS_URL: "redis://localhost:6379",
       WHATSAPP_API_URL: "http://127.0.0.1:9999/v26.0/",
@@ -67,7 +68,7 @@ describe("loadConfig defaults (SPEC §1)", () => {
       LOG_LEVEL: "debug",
     });
     expect(config.production).toBe(true);
-    expect(config.http).toEqual({ port: 8080, host: "127.0.0.1" });
+    expect(config.http).toEqual({ port: 8080, host: "127.0.0.1", trustProxy: true });
     expect(config.database).toEqual({ kind: "embedded", dataDir: "/var/lib/ocs" });
     expect(config.redisUrl).toBe("redis://localhost:6379");
     expect(config.whatsapp).toEqual({

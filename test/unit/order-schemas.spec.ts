@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createOrderInput, decimalPlaces, MAX_MONEY } from "../../src/domain/orders/order.schemas.ts";
+import { createOrderInput, decimalPlaces, MAX_MONEY, significantDigits } from "../../src/domain/orders/order.schemas.ts";
 import { orderInput } from "../support/fixtures.ts";
 
 describe("decimalPlaces", () => {
@@ -129,5 +129,21 @@ describe("createOrderInput other bounds", () => {
         ["currency", "customerName", "customerPhone", "externalOrderId", "items", "shippingCost", "subtotal", "totalCost"].sort(),
       );
     }
+  });
+});
+
+describe("significantDigits", () => {
+  it.each([
+    [0.1, 1],
+    [0.0001, 1],
+    [100, 3],
+    [149.99, 5],
+    [99999999999.9999, 15],
+    [999999999999.99, 14],
+    [999999999999.9998, 16],
+    [1e-7, 1],
+    [1e21, 1],
+  ])("%s has %i", (value, expected) => {
+    expect(significantDigits(value)).toBe(expected);
   });
 });

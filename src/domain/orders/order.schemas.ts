@@ -21,12 +21,29 @@ const typeError = (kind: "string" | "number" | "array") => ({
   error: (issue: { code?: string }) => (issue.code === "invalid_type" ? `i18n:type.${kind}` : undefined),
 });
 
+/**
+ * Significant digits of the shortest text of a number. JSON numbers arrive as binary doubles, which hold any
+ * decimal of up to 15 significant digits exactly; beyond that (e.g. 999999999999.9997) the client's value may
+ * already be lost, so such amounts are refused rather than stored altered.
+ */
+export function significantDigits(value: number): number {
+  const [mantissa] = String(Math.abs(value)).split(/e/i);
+  const digits = mantissa.replace(".", "").replace(/^0+/, "");
+  return Math.max(1, digits.length);
+}
+
+export const MAX_SIGNIFICANT_DIGITS = 15;
+
 const money = z
   .number(typeError("number"))
   .min(0, { error: "i18n:number.nonnegative" })
   .max(MAX_MONEY, { error: "i18n:number.max_money" })
-  .refine((value) => decimalPlaces(value) <= MONEY_DECIMALS, { error: "i18n:number.decimals" })
-  .meta({ description: `Non-negative amount, at most ${MONEY_DECIMALS} decimals, stored exactly`, example: 149.99 });
+  .refine((value) => decimalPlaces(value) <= MONEY_DECIMALS, { error: "i18n:number.decimals", abort: true })
+  .refine((value) => significantDigits(value) <= MAX_SIGNIFICANT_DIGITS, { error: "i18n:number.precision" })
+  .meta({
+    description: `Non-negative amount, at most ${MONEY_DECIMALS} decimals and ${MAX_SIGNIFICANT_DIGITS} significant digits, stored exactly`,
+    example: 149.99,
+  });
 
 const text = (min: number, max: number) => z.string(typeError("string")).trim().min(min).max(max);
 
@@ -37,7 +54,8 @@ export const orderItemInput = z.object({
     .number(typeError("number"))
     .positive()
     .max(1e9)
-    .refine((value) => decimalPlaces(value) <= MONEY_DECIMALS, { error: "i18n:number.decimals" }),
+    .refine((value) => decimalPlaces(value) <= MONEY_DECIMALS, { error: "i18n:number.decimals", abort: true })
+    .refine((value) => significantDigits(value) <= MAX_SIGNIFICANT_DIGITS, { error: "i18n:number.precision" }),
   unitPrice: money,
   totalPrice: money,
 });
