@@ -77,11 +77,20 @@ const log = (message: string) => process.stderr.write(`${message}\n`);
 // ------------------------------------------------------------------------------------ cleanup on exit
 
 const cleanups: (() => Promise<unknown>)[] = [];
+/** Runs one cleanup, bounded: a close that never returns (see "never finished" requests) must not hang the run. */
+async function cleanUp(cleanup: () => Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      log(`cleanup did not finish within 30 s, going on: ${cleanup.toString().replace(/\s+/g, " ").slice(0, 80)}`);
+      resolve();
+    }, 30_000);
+  });
+  await Promise.race([cleanup().catch((error: unknown) => log(`cleanup failed: ${(error as Error).message}`)), limit]);
+  clearTimeout(timer);
+}
 async function runCleanups(): Promise<void> {
-  while (cleanups.length) {
-    const cleanup = cleanups.pop()!;
-    await cleanup().catch((error: unknown) => log(`cleanup failed: ${(error as Error).message}`));
-  }
+  while (cleanups.length) await cleanUp(cleanups.pop()!);
 }
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
@@ -320,6 +329,8 @@ interface Run {
   target: Target;
   round: number;
   result: LoadResult;
+  /** Handlers (of this run or its warm-up) still running 30 s after the load stopped. */
+  stuck: number;
 }
 
 const fmt = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
@@ -340,24 +351,26 @@ async function measure(worker: LoadWorker, db: ProvisionedDatabase, servers: Ser
         seconds,
         tag: `${target}-${db.kind}-${round}-${phase}-${randomBytes(3).toString("hex")}`,
       });
+      let stuck = 0;
       if (settings.warmup > 0) {
         const warm = await worker.run(spec(settings.warmup, "warm"));
-        await drain(target, inFlight);
+        stuck += await drain(`${target} (warm-up)`, inFlight);
         if (warm.ok === 0) throw new Error(`${target} answered nothing during warm-up: ${JSON.stringify(warm.statusCodes)}`);
       }
       const profile = settings.profileDir ? path.join(settings.profileDir, `${db.kind}-${scenario}-${target}-r${round}.cpuprofile`) : null;
       const result = await profiled(profile, async () => {
         const measured = await worker.run(spec(settings.duration, "run"));
-        await drain(target, inFlight);
+        stuck += await drain(target, inFlight);
         return measured;
       });
-      runs.push({ database: db.kind, scenario, target, round, result });
-      const problems = result.non2xx + result.errors + result.mismatches;
+      runs.push({ database: db.kind, scenario, target, round, result, stuck });
+      const problems = result.non2xx + result.errors + result.mismatches + stuck;
       log(
         `  ${scenario.padEnd(4)} round ${round} ${target.padEnd(8)} ${fmt(result.rps, 0).padStart(6)} req/s  ` +
           `p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms` +
           (problems
-            ? `  !! non-2xx ${result.non2xx} ${JSON.stringify(result.statusCodes)}, errors ${result.errors}, mismatches ${result.mismatches}`
+            ? `  !! non-2xx ${result.non2xx} ${JSON.stringify(result.statusCodes)}, errors ${result.errors}, ` +
+              `mismatches ${result.mismatches}, never finished ${stuck}`
             : ""),
       );
     }
@@ -394,7 +407,7 @@ function summarise(runs: Run[]): Summary[] {
     rps: median(group.map((run) => run.result.rps)),
     p50: median(group.map((run) => run.result.p50)),
     p99: median(group.map((run) => run.result.p99)),
-    problems: group.reduce((sum, run) => sum + run.result.non2xx + run.result.errors + run.result.mismatches, 0),
+    problems: group.reduce((sum, run) => sum + run.result.non2xx + run.result.errors + run.result.mismatches + run.stuck, 0),
   }));
 }
 
@@ -455,7 +468,7 @@ async function main(): Promise<void> {
       const servers = await startServers(db);
       for (const scenario of settings.scenarios) runs.push(...(await measure(worker, db, servers, scenario)));
       // Close this database's servers and drop it before moving on to the next.
-      while (cleanups.length > mark) await cleanups.pop()!().catch((error: unknown) => log(`cleanup failed: ${(error as Error).message}`));
+      while (cleanups.length > mark) await cleanUp(cleanups.pop()!);
     }
   } finally {
     await runCleanups();
@@ -478,7 +491,7 @@ async function main(): Promise<void> {
   ].join("\n");
   process.stdout.write(out);
   if (summaries.some((summary) => summary.problems > 0)) {
-    log("Some requests failed or returned the wrong body (column \"failed\"): see the per-run lines above.");
+    log("Some requests failed, returned the wrong body or never finished (column \"failed\"): see the per-run lines above.");
     process.exitCode = 1;
   }
   if (settings.jsonFile) {
@@ -488,3 +501,5 @@ async function main(): Promise<void> {
 }
 
 await main();
+// Anything left open (only after a cleanup gave up) must not keep the process alive.
+process.exit();

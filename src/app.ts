@@ -15,7 +15,7 @@ import { SimulatedPhones } from "./providers/simulator/simulated-phones.ts";
 import { SimulatorProvider } from "./providers/simulator/simulator.provider.ts";
 import { SimulatorService } from "./providers/simulator/simulator.service.ts";
 import { UnconfiguredProvider } from "./providers/unconfigured.provider.ts";
-import { startMaintenance } from "./workers/maintenance.worker.ts";
+import { abandonedSendAgeMs, startMaintenance } from "./workers/maintenance.worker.ts";
 
 export interface AppServices {
   config: Config;
@@ -76,7 +76,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     bus,
     merchantService: new MerchantService(new MerchantRepository(database.prisma)),
     orderService,
-    idempotency: new IdempotencyService(database.prisma),
+    idempotency: new IdempotencyService(database.prisma, abandonedSendAgeMs(config.whatsapp.timeoutMs)),
     phones,
     simulator: new SimulatorService(orderService),
   };
@@ -88,7 +88,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     http,
     async close() {
       await http.close();
-      maintenance.stop();
+      await maintenance.stop();
       redis?.disconnect();
       if (!options.database) await database.close();
     },

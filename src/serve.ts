@@ -7,11 +7,16 @@ import { createApp } from "./app.ts";
  * test key is printed once. SIGINT/SIGTERM close everything in order.
  */
 export async function serve(config: Config, logger: Logger): Promise<void> {
-  const app = await createApp(config, { logger });
-  // Before anything is announced: a signal right after the banner must still close the database cleanly.
+  // Installed before the database opens: a signal during start-up (initdb, migrations) still closes it cleanly.
+  let app: Awaited<ReturnType<typeof createApp>> | null = null;
+  let stopRequested: string | null = null;
   let closing = false;
   const shutdown = async (signal: string) => {
-    if (closing) return;
+    if (!app) {
+      stopRequested = signal;
+      return;
+    }
+    if (closing) return; // a second Ctrl-C while closing must not cut the database's close short
     closing = true;
     logger.info({ signal }, "shutting down");
     const force = setTimeout(() => process.exit(1), 10_000).unref();
@@ -19,8 +24,10 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     clearTimeout(force);
     process.exit(0);
   };
-  process.once("SIGINT", () => void shutdown("SIGINT"));
-  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  app = await createApp(config, { logger });
+  if (stopRequested) return shutdown(stopRequested);
 
   let address: string;
   try {

@@ -42,7 +42,12 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
     }
     // The embedded engine runs one statement at a time (SessionAwareQueue keeps each connection's protocol
     // batches and transactions whole); a few connections keep it busy while results travel back.
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? (embedded ? 4 : 20) });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? (embedded ? 4 : 20),
+      // A database that stops answering fails requests (and /readyz) instead of hanging them.
+      connectionTimeoutMillis: 10_000,
+    });
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
     await prisma.$connect();
     return {

@@ -173,6 +173,8 @@ export interface EmbeddedPostgresOptions {
   unref?: boolean;
   /** Start from a dump (`PGlite.dumpDataDir()`) instead of an empty cluster: tests clone a migrated template. */
   template?: Blob;
+  /** How long one connection may hold the engine idle while others wait (see SessionAwareQueue). */
+  ownerIdleLimitMs?: number;
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
@@ -201,7 +203,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     if (existsSync(socketPath)) unlinkSync(socketPath);
     const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 64 });
     // Replaced before any connection exists: handlers take the server's queue when they attach.
-    (server as unknown as { queryQueue: SessionAwareQueue }).queryQueue = new SessionAwareQueue(db);
+    (server as unknown as { queryQueue: SessionAwareQueue }).queryQueue = new SessionAwareQueue(db, options.ownerIdleLimitMs);
     await server.start();
     if (options.unref) {
       const listener = (server as unknown as { server: import("node:net").Server }).server;

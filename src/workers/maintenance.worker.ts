@@ -3,13 +3,22 @@ import type { AppServices } from "../app.ts";
 
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 const ABANDONED_SEND_INTERVAL_MS = 60 * 1000;
-/** Far beyond the longest send (timeout × bounded retries): only a crashed send can be this old. */
-const ABANDONED_SEND_AGE_MS = 5 * 60 * 1000;
+/** Far beyond the longest send (timeout × 3 attempts + backoff): only a crashed send can be this old. */
+export const abandonedSendAgeMs = (whatsappTimeoutMs: number) => Math.max(5 * 60 * 1000, whatsappTimeoutMs * 3 + 60_000);
 
 /** Housekeeping that must not run on request paths. */
-export function startMaintenance(services: Pick<AppServices, "idempotency" | "orderService">, logger: Logger): { stop(): void } {
+export function startMaintenance(
+  services: Pick<AppServices, "idempotency" | "orderService" | "config">,
+  logger: Logger,
+): { stop(): Promise<void> } {
+  const running = new Set<Promise<unknown>>();
   const every = (ms: number, task: () => Promise<unknown>, name: string) => {
-    const run = () => void task().catch((error: unknown) => logger.warn({ err: error, task: name }, "maintenance task failed"));
+    const run = () => {
+      const done = task()
+        .catch((error: unknown) => logger.warn({ err: error, task: name }, "maintenance task failed"))
+        .finally(() => running.delete(done));
+      running.add(done);
+    };
     const timer = setInterval(run, ms);
     timer.unref();
     return { run, timer };
@@ -25,16 +34,18 @@ export function startMaintenance(services: Pick<AppServices, "idempotency" | "or
   const abandoned = every(
     ABANDONED_SEND_INTERVAL_MS,
     async () => {
-      const count = await services.orderService.failAbandonedSends(ABANDONED_SEND_AGE_MS);
+      const count = await services.orderService.failAbandonedSends(abandonedSendAgeMs(services.config.whatsapp.timeoutMs));
       if (count) logger.warn({ count }, "orders whose message send was interrupted were marked failed");
     },
     "abandoned-sends",
   );
   abandoned.run();
   return {
-    stop() {
+    /** Stops the timers and waits for a task under way, so the database is not closed beneath it. */
+    async stop() {
       clearInterval(purge.timer);
       clearInterval(abandoned.timer);
+      await Promise.allSettled([...running]);
     },
   };
 }

@@ -277,3 +277,38 @@ describe("concurrency", () => {
     expectReplayOf(await shop.test.post("/api/v1/orders", input, withKey(key)), fresh[0]);
   });
 });
+
+describe("a claim left by a request that died", () => {
+  it("blocks the key while recent, and is taken over once older than the send deadline", async () => {
+    const { createHash } = await import("node:crypto");
+    const { canonicalJson } = await import("../../src/domain/idempotency/idempotency.service.ts");
+    const input = orderInput();
+    const key = newKey();
+    const requestHash = createHash("sha256").update(`POST /api/v1/orders\n${canonicalJson(input)}`).digest("hex");
+    const claim = (createdAt: Date) =>
+      server.app.services.database.prisma.idempotencyRecord.create({
+        data: {
+          id: randomUUID(),
+          merchantId: shop.id,
+          mode: "test",
+          key,
+          method: "POST",
+          path: "/api/v1/orders",
+          requestHash,
+          createdAt,
+          expiresAt: new Date(createdAt.getTime() + 24 * 3600_000),
+        },
+      });
+    const recent = await claim(new Date());
+    const blocked = await shop.test.post("/api/v1/orders", input, withKey(key));
+    expect(blocked.status).toBe(409);
+    expect(blocked.body.error).toBe("IDEMPOTENCY_KEY_IN_USE");
+
+    await server.app.services.database.prisma.idempotencyRecord.delete({ where: { id: recent.id } });
+    await claim(new Date(Date.now() - 10 * 60_000));
+    const taken = await shop.test.post("/api/v1/orders", input, withKey(key));
+    expect(taken.status).toBe(201);
+    const replay = await shop.test.post("/api/v1/orders", input, withKey(key));
+    expectReplayOf(replay, taken);
+  });
+});

@@ -133,6 +133,9 @@ CREATE INDEX "orders_merchant_id_mode_status_created_at_id_idx" ON "orders"("mer
 CREATE INDEX "orders_merchant_id_mode_customer_phone_created_at_idx" ON "orders"("merchant_id", "mode", "customer_phone", "created_at" DESC);
 
 -- CreateIndex
+CREATE INDEX "orders_send_state_created_at_idx" ON "orders"("send_state", "created_at");
+
+-- CreateIndex
 CREATE UNIQUE INDEX "orders_merchant_id_mode_external_order_id_key" ON "orders"("merchant_id", "mode", "external_order_id");
 
 -- CreateIndex

@@ -31,6 +31,8 @@ export function canonicalJson(value: unknown): string {
 export class IdempotencyService {
   constructor(
     private readonly prisma: PrismaClient,
+    /** A claim still without a response after this long belongs to a request that died: it is taken over. */
+    private readonly abandonedAfterMs = 5 * 60 * 1000,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
@@ -102,7 +104,11 @@ export class IdempotencyService {
         continue;
       }
       if (existing.requestHash !== requestHash) throw new IdempotencyKeyReusedError();
-      if (existing.statusCode === null) throw new IdempotencyKeyInUseError();
+      if (existing.statusCode === null) {
+        if (now.getTime() - existing.createdAt.getTime() < this.abandonedAfterMs) throw new IdempotencyKeyInUseError();
+        await this.prisma.idempotencyRecord.deleteMany({ where: { id: existing.id, statusCode: null } });
+        continue;
+      }
       const body = typeof existing.responseBody === "string" ? JSON.parse(existing.responseBody) : existing.responseBody;
       return { kind: "replay", response: { statusCode: existing.statusCode, body } };
     }

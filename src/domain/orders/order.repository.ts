@@ -93,35 +93,47 @@ export class OrderRepository {
     return row?.id ?? null;
   }
 
-  /** The send was accepted: the order becomes visible and `order.created` is written with it. */
-  async markAccepted(orderId: string, providerMessageId: string, now: Date): Promise<{ order: OrderView; event: StoredEvent }> {
+  /**
+   * The send was accepted: the order becomes visible and `order.created` is written with it. Visibility is
+   * its creation time, so it never appears behind a list cursor already handed out. Null when the order is
+   * no longer being sent (the abandoned-send sweep got there first).
+   */
+  async markAccepted(
+    orderId: string,
+    providerMessageId: string,
+    now: Date,
+  ): Promise<{ order: OrderView; event: StoredEvent } | null> {
     return this.prisma.$transaction(async (tx) => {
-      const record = await tx.order.update({
-        where: { id: orderId },
-        data: { sendState: "accepted", providerMessageId, updatedAt: now },
-        include: withItems,
+      const { count } = await tx.order.updateMany({
+        where: { id: orderId, sendState: "sending" },
+        data: { sendState: "accepted", providerMessageId, createdAt: now, updatedAt: now },
       });
+      if (count === 0) return null;
+      const record = await tx.order.findUniqueOrThrow({ where: { id: orderId }, include: withItems });
       const order = toOrderView(record);
       const event = await insertEvent(tx, record, "order.created", now, order);
       return { order, event };
     }, TX_OPTIONS);
   }
 
-  /** The send failed before the provider took it: stored failed, and no event (seed rule 1). */
+  /**
+   * The send failed before the provider took it: stored failed, and no event (seed rule 1). Returns the
+   * order as stored, whoever finished it.
+   */
   async markSendFailed(orderId: string, failure: { errorCode: number | null; failureReason: string }, now: Date): Promise<OrderView> {
-    const record = await this.prisma.order.update({
-      where: { id: orderId },
+    await this.prisma.order.updateMany({
+      where: { id: orderId, sendState: "sending" },
       data: {
         sendState: "rejected",
         status: "failed",
         deliveryStatus: "failed",
         errorCode: failure.errorCode,
         failureReason: failure.failureReason,
+        createdAt: now,
         updatedAt: now,
       },
-      include: withItems,
     });
-    return toOrderView(record);
+    return toOrderView(await this.prisma.order.findUniqueOrThrow({ where: { id: orderId }, include: withItems }));
   }
 
   /**
@@ -137,6 +149,7 @@ export class OrderRepository {
         deliveryStatus: "failed",
         errorCode: null,
         failureReason: "Unknown failure",
+        createdAt: now,
         updatedAt: now,
       },
     });
@@ -166,6 +179,8 @@ export class OrderRepository {
     const and: Prisma.OrderWhereInput[] = [];
     if (Object.keys(createdAt).length) and.push({ createdAt });
     if (after) {
+      // The redundant `createdAt <= cursor` bounds the index scan; the OR alone would filter every newer row.
+      and.push({ createdAt: { lte: after.createdAt } });
       and.push({ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] });
     }
     if (and.length) where.AND = and;

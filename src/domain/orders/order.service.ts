@@ -62,9 +62,15 @@ export class OrderService {
     this.observer.createOutcome(scope.mode, result.outcome);
     switch (result.outcome) {
       case "accepted": {
-        const { order, event } = await this.orders.markAccepted(draft.id, result.providerMessageId, this.clock());
-        this.bus.publish(event);
-        return order;
+        const accepted = await this.orders.markAccepted(draft.id, result.providerMessageId, this.clock());
+        if (!accepted) {
+          // Slower than the abandoned-send deadline: the order was already failed; report it as such.
+          this.logger.error({ orderId: draft.id }, "send accepted after the order was failed as abandoned");
+          const order = await this.orders.markSendFailed(draft.id, { errorCode: null, failureReason: "Unknown failure" }, this.clock());
+          throw new ProviderUnavailableError(order, order.errorCode, order.failureReason ?? "Unknown failure", "unreachable");
+        }
+        this.bus.publish(accepted.event);
+        return accepted.order;
       }
       case "rejected": {
         const order = await this.orders.markSendFailed(draft.id, result, this.clock());

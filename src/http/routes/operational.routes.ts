@@ -3,6 +3,15 @@ import type { AppServices } from "../../app.ts";
 import { withoutUnusedSchemas } from "../openapi.ts";
 
 const publicRoute = { public: true } as const;
+const READINESS_TIMEOUT_MS = 3_000;
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
 
 export function operationalRoutes(services: AppServices): FastifyPluginAsync {
   return async (app) => {
@@ -10,7 +19,7 @@ export function operationalRoutes(services: AppServices): FastifyPluginAsync {
 
     app.get("/readyz", { config: publicRoute, schema: { tags: ["operations"], security: [] } }, async (_request, reply) => {
       try {
-        await services.database.prisma.$queryRaw`SELECT 1`;
+        await withTimeout(services.database.prisma.$queryRaw`SELECT 1`, READINESS_TIMEOUT_MS);
         return { status: "ready", database: "ok" };
       } catch {
         return reply.code(503).send({ status: "unavailable", database: "unreachable" });
