@@ -62,7 +62,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const simulatorProvider = new SimulatorProvider(phones);
   const liveProvider = options.liveProvider ?? new UnconfiguredProvider();
   const orderService = new OrderService(
-    new OrderRepository(database.prisma),
+    new OrderRepository(database.prisma, database.pool),
     { forMode: (mode) => (mode === "test" ? simulatorProvider : liveProvider) },
     bus,
     logger,

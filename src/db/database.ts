@@ -9,6 +9,8 @@ export type Prisma = PrismaClient;
 
 export interface Database {
   readonly prisma: PrismaClient;
+  /** The pool under Prisma, for the few hot reads that repositories run as plain SQL. */
+  readonly pool: pg.Pool;
   /** The PostgreSQL URL in use (for embedded databases, the socket URL). */
   readonly url: string;
   readonly embedded: boolean;
@@ -52,6 +54,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
     await prisma.$connect();
     return {
       prisma,
+      pool,
       url,
       embedded: embedded !== null,
       async close() {

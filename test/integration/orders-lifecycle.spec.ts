@@ -52,6 +52,10 @@ describe("create → simulator approve → GET", () => {
     const fetched = await shop.test.get(`/api/v1/orders/${created.id}`);
     expect(fetched.status).toBe(200);
     expect(fetched.body).toMatchObject({ status: "confirmed", customerAction: "approved", deliveryStatus: "read" });
+    // GET is served by a single SQL statement: same fields, same order, same values as every other path.
+    expect(Object.keys(fetched.body)).toEqual(ORDER_FIELDS);
+    expect(Object.keys(fetched.body.items[0])).toEqual(ITEM_FIELDS);
+    expect(fetched.body).toEqual(tapped.body);
 
     const events = await outbox(created.id);
     expect(events.map((event) => event.type)).toEqual(["order.created", "order.confirmed"]);
@@ -94,7 +98,7 @@ describe("create → simulator approve → GET", () => {
 describe("a send interrupted by a crash", () => {
   it("is failed by the maintenance sweep, stays invisible until then, and fires no event", async () => {
     const { OrderRepository } = await import("../../src/domain/orders/order.repository.ts");
-    const repository = new OrderRepository(server.app.services.database.prisma);
+    const repository = new OrderRepository(server.app.services.database.prisma, server.app.services.database.pool);
     const scope = { merchantId: shop.id, mode: "test" as const };
     const input = orderInput();
     const parsed = { ...input, currency: "SAR", items: input.items.map((item) => ({ ...item })) };

@@ -1,3 +1,4 @@
+import type pg from "pg";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client.ts";
 import { newId } from "../ids.ts";
 import type { Decision, OrderEventName, OrderState, StateChange } from "./order-state.ts";
@@ -25,12 +26,35 @@ export type TransitionResult =
 
 const withItems = { items: { orderBy: { position: "asc" } } } as const;
 
+const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+/** Builds toOrderView's shape in SQL (numeric → JSON number keeps the stored decimal digits). */
+const FIND_VISIBLE_SQL = `
+  SELECT json_build_object(
+    'id', o.id, 'externalOrderId', o.external_order_id, 'status', o.status,
+    'customerAction', o.customer_action, 'deliveryStatus', o.delivery_status,
+    'customerName', o.customer_name, 'customerPhone', o.customer_phone, 'customerAddress', o.customer_address,
+    'subtotal', o.subtotal, 'shippingCost', o.shipping_cost, 'totalCost', o.total_cost, 'currency', o.currency,
+    'failureReason', o.failure_reason, 'errorCode', o.error_code,
+    'items', (SELECT coalesce(json_agg(json_build_object(
+        'id', i.id, 'productName', i.product_name, 'variantName', i.variant_name,
+        'quantity', i.quantity, 'unitPrice', i.unit_price, 'totalPrice', i.total_price) ORDER BY i.position), '[]'::json)
+      FROM order_items i WHERE i.order_id = o.id),
+    'createdAt', to_char(o.created_at AT TIME ZONE 'UTC', ${ISO_MS}),
+    'updatedAt', to_char(o.updated_at AT TIME ZONE 'UTC', ${ISO_MS})
+  ) AS "order"
+  FROM orders o
+  WHERE o.id = $1::uuid AND o.merchant_id = $2::uuid AND o.mode = $3::"KeyMode" AND o.send_state <> 'sending'`;
+
 // Interactive transactions queue behind each other on the embedded engine; give waiters room.
 const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 } as const;
 
 /** Only this module (and its siblings' repositories) touch Prisma for orders. */
 export class OrderRepository {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    /** Plain `pg` for the hot read; every write goes through Prisma. */
+    private readonly pool: pg.Pool,
+  ) {}
 
   /**
    * Stores a new order in the `sending` state, which claims its externalOrderId before any message is
@@ -156,12 +180,13 @@ export class OrderRepository {
     return count;
   }
 
+  /**
+   * The hot read (GET /orders/{id}): one statement returning the order with its items as the public JSON,
+   * on plain `pg`, instead of Prisma's two queries and query compilation (see bench/rest.ts).
+   */
   async findVisible(scope: MerchantScope, id: string): Promise<OrderView | null> {
-    const record = await this.prisma.order.findFirst({
-      where: { id, merchantId: scope.merchantId, mode: scope.mode, sendState: { not: "sending" } },
-      include: withItems,
-    });
-    return record ? toOrderView(record) : null;
+    const { rows } = await this.pool.query<{ order: OrderView }>(FIND_VISIBLE_SQL, [id, scope.merchantId, scope.mode]);
+    return rows[0]?.order ?? null;
   }
 
   async list(scope: MerchantScope, filter: OrderFilter, limit: number, after: OrderCursor | null): Promise<OrderRecord[]> {
