@@ -26,6 +26,30 @@ export type TransitionResult =
 
 const withItems = { items: { orderBy: { position: "asc" } } } as const;
 
+const INSERT_SENDING_SQL = `
+  WITH new_order AS (
+    INSERT INTO orders (id, merchant_id, mode, external_order_id, customer_name, customer_phone, customer_address,
+      subtotal, shipping_cost, total_cost, currency, note, language, status, send_state, created_at, updated_at)
+    VALUES ($1, $2, $3::"KeyMode", $4, $5, $6, $7, $8::numeric, $9::numeric, $10::numeric, $11, $12, $13,
+      'pending', 'sending', $14, $14)
+    RETURNING id
+  )
+  INSERT INTO order_items (id, order_id, position, product_name, variant_name, quantity, unit_price, total_price)
+  SELECT item.id, new_order.id, item.position, item.product_name, item.variant_name, item.quantity, item.unit_price,
+    item.total_price
+  FROM new_order, unnest($15::uuid[], $16::smallint[], $17::text[], $18::text[], $19::numeric[], $20::numeric[],
+    $21::numeric[]) AS item(id, position, product_name, variant_name, quantity, unit_price, total_price)`;
+
+const MARK_ACCEPTED_SQL = `
+  WITH accepted AS (
+    UPDATE orders SET send_state = 'accepted', provider_message_id = $2, created_at = $3, updated_at = $3
+    WHERE id = $1 AND send_state = 'sending'
+    RETURNING id, merchant_id
+  )
+  INSERT INTO order_events (id, merchant_id, order_id, type, payload, created_at)
+  SELECT $4, accepted.merchant_id, accepted.id, 'order.created', $5::json, $3 FROM accepted
+  RETURNING merchant_id`;
+
 const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 /** Builds toOrderView's shape in SQL (numeric → JSON number keeps the stored decimal digits). */
 const FIND_VISIBLE_SQL = `
@@ -60,47 +84,31 @@ export class OrderRepository {
    * Stores a new order in the `sending` state, which claims its externalOrderId before any message is
    * sent. Returns the existing order's id when the externalOrderId is taken.
    */
+  /**
+   * Stores a new order in the `sending` state, which claims its externalOrderId before any message is
+   * sent, and returns it as it will be shown. One statement (order and items together, atomically): the
+   * create path is the API's busiest write. Returns the existing order's id when the externalOrderId is taken.
+   */
   async insertSending(
     scope: MerchantScope,
     input: CreateOrderInput,
     language: string,
     now: Date,
-  ): Promise<{ inserted: OrderRecord } | { duplicateOf: string }> {
+  ): Promise<{ inserted: OrderView } | { duplicateOf: string }> {
+    const order = draftView(input, now);
+    const items = order.items;
     try {
-      const inserted = await this.prisma.order.create({
-        data: {
-          id: newId(),
-          merchantId: scope.merchantId,
-          mode: scope.mode,
-          externalOrderId: input.externalOrderId,
-          customerName: input.customerName,
-          customerPhone: input.customerPhone,
-          customerAddress: input.customerAddress || null,
-          subtotal: decimal(input.subtotal),
-          shippingCost: decimal(input.shippingCost),
-          totalCost: decimal(input.totalCost),
-          currency: input.currency,
-          note: input.note || null,
-          language,
-          createdAt: now,
-          updatedAt: now,
-          items: {
-            create: input.items.map((item, position) => ({
-              id: newId(),
-              position,
-              productName: item.productName,
-              variantName: item.variantName || null,
-              quantity: decimal(item.quantity),
-              unitPrice: decimal(item.unitPrice),
-              totalPrice: decimal(item.totalPrice),
-            })),
-          },
-        },
-        include: withItems,
-      });
-      return { inserted };
+      await this.pool.query(INSERT_SENDING_SQL, [
+        order.id, scope.merchantId, scope.mode, order.externalOrderId, order.customerName, order.customerPhone,
+        order.customerAddress, String(order.subtotal), String(order.shippingCost), String(order.totalCost),
+        order.currency, input.note || null, language, now,
+        items.map((item) => item.id), items.map((_, position) => position), items.map((item) => item.productName),
+        items.map((item) => item.variantName), items.map((item) => String(item.quantity)),
+        items.map((item) => String(item.unitPrice)), items.map((item) => String(item.totalPrice)),
+      ]);
+      return { inserted: order };
     } catch (error) {
-      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+      if ((error as { code?: string; constraint?: string }).code === "23505") {
         const existing = await this.findIdByExternalId(scope, input.externalOrderId);
         if (existing) return { duplicateOf: existing };
       }
@@ -118,26 +126,24 @@ export class OrderRepository {
   }
 
   /**
-   * The send was accepted: the order becomes visible and `order.created` is written with it. Visibility is
-   * its creation time, so it never appears behind a list cursor already handed out. Null when the order is
-   * no longer being sent (the abandoned-send sweep got there first).
+   * The send was accepted: the order becomes visible and `order.created` is written with it, in one
+   * statement. Visibility is its creation time, so it never appears behind a list cursor already handed out.
+   * Null when the order is no longer being sent (the abandoned-send sweep got there first).
    */
   async markAccepted(
-    orderId: string,
+    draft: OrderView,
     providerMessageId: string,
     now: Date,
   ): Promise<{ order: OrderView; event: StoredEvent } | null> {
-    return this.prisma.$transaction(async (tx) => {
-      const { count } = await tx.order.updateMany({
-        where: { id: orderId, sendState: "sending" },
-        data: { sendState: "accepted", providerMessageId, createdAt: now, updatedAt: now },
-      });
-      if (count === 0) return null;
-      const record = await tx.order.findUniqueOrThrow({ where: { id: orderId }, include: withItems });
-      const order = toOrderView(record);
-      const event = await insertEvent(tx, record, "order.created", now, order);
-      return { order, event };
-    }, TX_OPTIONS);
+    // Nothing can change a `sending` order but this call, so its state is the draft's.
+    const order: OrderView = { ...draft, createdAt: now.toISOString(), updatedAt: now.toISOString() };
+    const envelope = eventEnvelope("order.created", now, order);
+    const eventId = newId();
+    const { rows } = await this.pool.query<{ merchant_id: string }>(MARK_ACCEPTED_SQL, [
+      order.id, providerMessageId, now, eventId, JSON.stringify(envelope),
+    ]);
+    if (rows.length === 0) return null;
+    return { order, event: { id: eventId, merchantId: rows[0].merchant_id, orderId: order.id, envelope } };
   }
 
   /**
@@ -297,7 +303,35 @@ async function insertEvent(
   return { id, merchantId: record.merchantId, orderId: record.id, envelope };
 }
 
-/** Money arrives as a JS number with ≤ 4 decimals; its shortest text is the exact decimal the client sent. */
-function decimal(value: number): Prisma.Decimal {
-  return new Prisma.Decimal(String(value));
+/**
+ * A validated create input as the order it becomes (ids assigned here). Money stays the client's JS number:
+ * with ≤ 15 significant digits its shortest text is the exact decimal stored, and reads back as this number.
+ */
+function draftView(input: CreateOrderInput, now: Date): OrderView {
+  return {
+    id: newId(),
+    externalOrderId: input.externalOrderId,
+    status: "pending",
+    customerAction: null,
+    deliveryStatus: null,
+    customerName: input.customerName,
+    customerPhone: input.customerPhone,
+    customerAddress: input.customerAddress || null,
+    subtotal: input.subtotal,
+    shippingCost: input.shippingCost,
+    totalCost: input.totalCost,
+    currency: input.currency,
+    failureReason: null,
+    errorCode: null,
+    items: input.items.map((item) => ({
+      id: newId(),
+      productName: item.productName,
+      variantName: item.variantName || null,
+      quantity: item.quantity,
+      unitPrice: item.unitPrice,
+      totalPrice: item.totalPrice,
+    })),
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  };
 }

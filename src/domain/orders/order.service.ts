@@ -53,7 +53,7 @@ export class OrderService {
   async create(scope: MerchantScope, input: CreateOrderInput, language: Language): Promise<OrderView> {
     const claimed = await this.orders.insertSending(scope, input, language, this.clock());
     if ("duplicateOf" in claimed) throw new DuplicateExternalOrderIdError(claimed.duplicateOf, input.externalOrderId);
-    const draft = toOrderView(claimed.inserted);
+    const draft = claimed.inserted;
     const provider = this.providers.forMode(scope.mode);
     const result = await provider.sendOrderConfirmation(confirmationOf(draft, language)).catch((error: unknown) => {
       this.logger.error({ err: error, orderId: draft.id, provider: provider.name }, "provider send threw");
@@ -62,7 +62,7 @@ export class OrderService {
     this.observer.createOutcome(scope.mode, result.outcome);
     switch (result.outcome) {
       case "accepted": {
-        const accepted = await this.orders.markAccepted(draft.id, result.providerMessageId, this.clock());
+        const accepted = await this.orders.markAccepted(draft, result.providerMessageId, this.clock());
         if (!accepted) {
           // Slower than the abandoned-send deadline: the order was already failed; report it as such.
           this.logger.error({ orderId: draft.id }, "send accepted after the order was failed as abandoned");
