@@ -3,17 +3,18 @@ import Fastify from "fastify";
 import pg from "pg";
 import { newId } from "../src/domain/ids.ts";
 import type { BenchOrderBody } from "./order-body.ts";
-import { drain, trackInFlight, type InFlight } from "./in-flight.ts";
+import { drain, trackInFlight, type InFlight } from "../src/http/in-flight.ts";
 
 /**
  * The floor the service is compared against: a bare Fastify app with no auth, no validation, no rate limit,
- * no hooks, that does the same database work with `pg` directly. It answers on the same paths as the service
- * so the load generator sends byte-identical requests to both.
+ * no hooks of its own, that does the same database work with `pg` directly, in as few round trips as it
+ * can (one statement per request). It answers on the same paths as the service, so the load generator
+ * sends byte-identical requests to both, and with the same JSON shape.
  *
- * GET  /api/v1/orders/:id  the order row (scoped to the merchant and mode, as the service does), then its
- *                          items by position: two statements, like the service.
- * POST /api/v1/orders      one transaction: the order (already `accepted`, with a provider message id), its
- *                          items in one multi-row INSERT, and the `order.created` outbox row.
+ * GET  /api/v1/orders/:id  one statement: the order (scoped to the merchant and mode, as the service does)
+ *                          with its items by position, built as JSON by the database.
+ * POST /api/v1/orders      one statement, so one transaction: the order (already `accepted`, with a provider
+ *                          message id), its items, and the `order.created` outbox row carrying the order.
  */
 export interface BaselineOptions {
   /** The same database the service uses. */
@@ -30,67 +31,42 @@ export interface Baseline {
   close(): Promise<void>;
 }
 
-const ORDER_COLUMNS = `id, external_order_id, status, customer_action, delivery_status, customer_name, customer_phone,
-  customer_address, subtotal, shipping_cost, total_cost, currency, failure_reason, error_code, created_at, updated_at`;
-const ITEM_COLUMNS = "id, product_name, variant_name, quantity, unit_price, total_price";
+const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
-interface OrderRow {
-  id: string;
-  external_order_id: string;
-  status: string;
-  customer_action: string | null;
-  delivery_status: string | null;
-  customer_name: string;
-  customer_phone: string;
-  customer_address: string | null;
-  subtotal: string;
-  shipping_cost: string;
-  total_cost: string;
-  currency: string;
-  failure_reason: string | null;
-  error_code: number | null;
-  created_at: Date;
-  updated_at: Date;
-}
+const GET_SQL = `
+  SELECT json_build_object(
+    'id', o.id, 'externalOrderId', o.external_order_id, 'status', o.status,
+    'customerAction', o.customer_action, 'deliveryStatus', o.delivery_status,
+    'customerName', o.customer_name, 'customerPhone', o.customer_phone, 'customerAddress', o.customer_address,
+    'subtotal', o.subtotal, 'shippingCost', o.shipping_cost, 'totalCost', o.total_cost, 'currency', o.currency,
+    'failureReason', o.failure_reason, 'errorCode', o.error_code,
+    'items', coalesce((SELECT json_agg(json_build_object(
+        'id', i.id, 'productName', i.product_name, 'variantName', i.variant_name,
+        'quantity', i.quantity, 'unitPrice', i.unit_price, 'totalPrice', i.total_price) ORDER BY i.position)
+      FROM order_items i WHERE i.order_id = o.id), '[]'::json),
+    'createdAt', to_char(o.created_at AT TIME ZONE 'UTC', ${ISO_MS}),
+    'updatedAt', to_char(o.updated_at AT TIME ZONE 'UTC', ${ISO_MS})
+  ) AS "order"
+  FROM orders o
+  WHERE o.id = $1::uuid AND o.merchant_id = $2::uuid AND o.mode = $3::"KeyMode" AND o.send_state <> 'sending'`;
 
-interface ItemRow {
-  id: string;
-  product_name: string;
-  variant_name: string | null;
-  quantity: string;
-  unit_price: string;
-  total_price: string;
-}
-
-/** The same public JSON shape as the service's OrderView, so both send about the same bytes. */
-function view(order: OrderRow, items: ItemRow[]) {
-  return {
-    id: order.id,
-    externalOrderId: order.external_order_id,
-    status: order.status,
-    customerAction: order.customer_action,
-    deliveryStatus: order.delivery_status,
-    customerName: order.customer_name,
-    customerPhone: order.customer_phone,
-    customerAddress: order.customer_address,
-    subtotal: Number(order.subtotal),
-    shippingCost: Number(order.shipping_cost),
-    totalCost: Number(order.total_cost),
-    currency: order.currency,
-    failureReason: order.failure_reason,
-    errorCode: order.error_code,
-    items: items.map((item) => ({
-      id: item.id,
-      productName: item.product_name,
-      variantName: item.variant_name,
-      quantity: Number(item.quantity),
-      unitPrice: Number(item.unit_price),
-      totalPrice: Number(item.total_price),
-    })),
-    createdAt: order.created_at.toISOString(),
-    updatedAt: order.updated_at.toISOString(),
-  };
-}
+const POST_SQL = `
+  WITH new_order AS (
+    INSERT INTO orders (id, merchant_id, mode, external_order_id, customer_name, customer_phone, customer_address,
+      subtotal, shipping_cost, total_cost, currency, note, language, send_state, provider_message_id,
+      created_at, updated_at)
+    VALUES ($1, $2, $3::"KeyMode", $4, $5, $6, $7, $8::numeric, $9::numeric, $10::numeric, $11, $12, 'en',
+      'accepted', $13, $14, $14)
+    RETURNING id
+  ), new_items AS (
+    INSERT INTO order_items (id, order_id, position, product_name, variant_name, quantity, unit_price, total_price)
+    SELECT item.id, new_order.id, item.position, item.product_name, item.variant_name, item.quantity,
+      item.unit_price, item.total_price
+    FROM new_order, unnest($15::uuid[], $16::smallint[], $17::text[], $18::text[], $19::numeric[], $20::numeric[],
+      $21::numeric[]) AS item(id, position, product_name, variant_name, quantity, unit_price, total_price)
+  )
+  INSERT INTO order_events (id, merchant_id, order_id, type, payload, created_at)
+  SELECT $22, $2, new_order.id, 'order.created', $23::json, $14 FROM new_order`;
 
 export async function startBaseline(options: BaselineOptions): Promise<Baseline> {
   const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize });
@@ -100,74 +76,51 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
   const inFlight = trackInFlight(app);
 
   app.get<{ Params: { id: string } }>("/api/v1/orders/:id", async (request, reply) => {
-    const { rows } = await pool.query<OrderRow>(
-      `SELECT ${ORDER_COLUMNS} FROM orders
-        WHERE id = $1 AND merchant_id = $2 AND mode = $3 AND send_state <> 'sending'`,
-      [request.params.id, options.merchantId, options.mode],
-    );
+    const { rows } = await pool.query<{ order: unknown }>(GET_SQL, [request.params.id, options.merchantId, options.mode]);
     if (rows.length === 0) return reply.code(404).send({ success: false, message: "Order not found", error: "NOT_FOUND" });
-    const items = await pool.query<ItemRow>(
-      `SELECT ${ITEM_COLUMNS} FROM order_items WHERE order_id = $1 ORDER BY position`,
-      [rows[0].id],
-    );
-    return view(rows[0], items.rows);
+    return rows[0].order;
   });
 
   app.post<{ Body: BenchOrderBody }>("/api/v1/orders", async (request, reply) => {
     const body = request.body;
     const now = new Date();
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
-      const order = await client.query<OrderRow>(
-        `INSERT INTO orders (id, merchant_id, mode, external_order_id, customer_name, customer_phone, customer_address,
-           subtotal, shipping_cost, total_cost, currency, note, language, send_state, provider_message_id, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'en', 'accepted', $13, $14, $14)
-         RETURNING ${ORDER_COLUMNS}`,
-        [
-          newId(),
-          options.merchantId,
-          options.mode,
-          body.externalOrderId,
-          body.customerName,
-          body.customerPhone,
-          body.customerAddress ?? null,
-          String(body.subtotal),
-          String(body.shippingCost),
-          String(body.totalCost),
-          body.currency.toUpperCase(),
-          body.note ?? null,
-          `wamid.BASE${randomBytes(18).toString("base64url")}`,
-          now,
-        ],
-      );
-      const orderRow = order.rows[0];
-      const values: unknown[] = [];
-      const tuples = body.items.map((item, position) => {
-        const base = values.length;
-        values.push(newId(), orderRow.id, position, item.productName, item.variantName ?? null,
-          String(item.quantity), String(item.unitPrice), String(item.totalPrice));
-        return `(${Array.from({ length: 8 }, (_, i) => `$${base + i + 1}`).join(", ")})`;
-      });
-      const items = await client.query<ItemRow>(
-        `INSERT INTO order_items (id, order_id, position, product_name, variant_name, quantity, unit_price, total_price)
-         VALUES ${tuples.join(", ")} RETURNING ${ITEM_COLUMNS}`,
-        values,
-      );
-      const result = view(orderRow, items.rows);
-      await client.query(
-        `INSERT INTO order_events (id, merchant_id, order_id, type, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [newId(), options.merchantId, orderRow.id, "order.created",
-          JSON.stringify({ event: "order.created", timestamp: now.toISOString(), data: result }), now],
-      );
-      await client.query("COMMIT");
-      return reply.code(201).send(result);
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    const items = body.items.map((item) => ({
+      id: newId(),
+      productName: item.productName,
+      variantName: item.variantName ?? null,
+      quantity: item.quantity,
+      unitPrice: item.unitPrice,
+      totalPrice: item.totalPrice,
+    }));
+    const order = {
+      id: newId(),
+      externalOrderId: body.externalOrderId,
+      status: "pending",
+      customerAction: null,
+      deliveryStatus: null,
+      customerName: body.customerName,
+      customerPhone: body.customerPhone,
+      customerAddress: body.customerAddress ?? null,
+      subtotal: body.subtotal,
+      shippingCost: body.shippingCost,
+      totalCost: body.totalCost,
+      currency: body.currency.toUpperCase(),
+      failureReason: null,
+      errorCode: null,
+      items,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    };
+    await pool.query(POST_SQL, [
+      order.id, options.merchantId, options.mode, order.externalOrderId, order.customerName, order.customerPhone,
+      order.customerAddress, String(order.subtotal), String(order.shippingCost), String(order.totalCost),
+      order.currency, body.note ?? null, `wamid.BASE${randomBytes(18).toString("base64url")}`, now,
+      items.map((item) => item.id), items.map((_, position) => position), items.map((item) => item.productName),
+      items.map((item) => item.variantName), items.map((item) => String(item.quantity)),
+      items.map((item) => String(item.unitPrice)), items.map((item) => String(item.totalPrice)),
+      newId(), JSON.stringify({ event: "order.created", timestamp: order.createdAt, data: order }),
+    ]);
+    return reply.code(201).send(order);
   });
 
   const url = await app.listen({ host: "127.0.0.1", port: 0 });

@@ -20,7 +20,7 @@ import { migrate } from "../src/db/migrator.ts";
 import { createOrderInput } from "../src/domain/orders/order.schemas.ts";
 import { createLogger } from "../src/logger.ts";
 import { startBaseline, type Baseline } from "./baseline.ts";
-import { drain, trackInFlight, type InFlight } from "./in-flight.ts";
+import { drain, trackInFlight, type InFlight } from "../src/http/in-flight.ts";
 import type { LoadResult, LoadSpec, Scenario } from "./load-worker.ts";
 import { benchOrderBody } from "./order-body.ts";
 
@@ -68,8 +68,11 @@ const settings = {
 };
 
 const SCENARIO_LABEL: Record<Scenario, string> = { get: "GET /api/v1/orders/{id}", post: "POST /api/v1/orders" };
-/** What openDatabase() picks for each (src/db/database.ts); the baseline gets the same. */
-const POOL_SIZE: Record<DatabaseKind, number> = { pglite: 8, postgres: 20 };
+/**
+ * openDatabase()'s own pool sizes (src/db/database.ts). The service reaches PGlite through a postgres:// socket
+ * URL, from which openDatabase() cannot tell that the embedded engine is behind, so the size is passed in.
+ */
+const POOL_SIZE: Record<DatabaseKind, number> = { pglite: 4, postgres: 20 };
 const MERCHANT_MODE = "test" as const;
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
@@ -223,8 +226,7 @@ async function startServers(db: ProvisionedDatabase): Promise<Servers> {
     RATE_LIMIT_MAX: "1000000000",
   });
   config.database = { kind: "postgres", url: db.url };
-  // Opened here (not by createApp) only to keep the service's own pool size for the embedded engine: with a
-  // plain postgres URL openDatabase() would not know that the socket leads to PGlite.
+  // Opened here (not by createApp) only to give it the pool size it uses for the embedded engine (see POOL_SIZE).
   const database = await openDatabase(config.database, { migrate: false, poolSize: POOL_SIZE[db.kind] });
   cleanups.push(() => database.close());
   const app = await createApp(config, { logger: createLogger(config.logLevel), database });
@@ -251,7 +253,12 @@ async function startServers(db: ProvisionedDatabase): Promise<Servers> {
   }
   log(`  seeded ${ids.length} orders in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
-  const baseline = await startBaseline({ url: db.url, poolSize: POOL_SIZE[db.kind], merchantId: merchant.id, mode: MERCHANT_MODE });
+  const baseline = await startBaseline({
+    url: db.url,
+    poolSize: database.pool.options.max ?? POOL_SIZE[db.kind],
+    merchantId: merchant.id,
+    mode: MERCHANT_MODE,
+  });
   cleanups.push(() => baseline.close());
   return { service: { url, app, database, inFlight }, baseline, apiKey: keys.test, ids };
 }

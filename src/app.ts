@@ -10,6 +10,7 @@ import { OrderEventBus } from "./domain/orders/order-events.bus.ts";
 import { OrderRepository } from "./domain/orders/order.repository.ts";
 import { OrderService } from "./domain/orders/order.service.ts";
 import { buildHttpServer, type App } from "./http/server.ts";
+import { drain } from "./http/in-flight.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { SimulatedPhones } from "./providers/simulator/simulated-phones.ts";
 import { SimulatorProvider } from "./providers/simulator/simulator.provider.ts";
@@ -88,6 +89,8 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     http,
     async close() {
       await http.close();
+      // Handlers of clients that went away still run: let them finish before their database goes.
+      await drain("shutdown", http.inFlight, 10_000, (message) => logger.warn(message));
       await maintenance.stop();
       redis?.disconnect();
       if (!options.database) await database.close();

@@ -50,6 +50,8 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
       // A database that stops answering fails requests (and /readyz) instead of hanging them.
       connectionTimeoutMillis: 10_000,
     });
+    // An idle client dropped by the server (restart, DROP DATABASE … FORCE) must not crash the process.
+    pool.on("error", () => undefined);
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
     await prisma.$connect();
     return {

@@ -14,6 +14,7 @@ import { NotFoundError } from "../domain/errors.ts";
 import { requestLanguage } from "./language.ts";
 import { jsonSerializerCompiler, zodValidatorCompiler } from "./validation.ts";
 import { withoutUnusedSchemas } from "./openapi.ts";
+import { trackInFlight, type InFlight } from "./in-flight.ts";
 import { orderRoutes } from "./routes/orders.routes.ts";
 import { simulatorTestRoutes } from "./routes/simulator-test.routes.ts";
 import { operationalRoutes } from "./routes/operational.routes.ts";
@@ -21,6 +22,9 @@ import { operationalRoutes } from "./routes/operational.routes.ts";
 declare module "fastify" {
   interface FastifyRequest {
     language: Language;
+  }
+  interface FastifyInstance {
+    inFlight: InFlight;
   }
 }
 
@@ -73,6 +77,7 @@ export async function buildHttpServer(services: AppServices, config: Config, log
   app.decorateRequest("authError", null);
   app.decorateRequest("language", "en");
 
+  app.decorate("inFlight", trackInFlight(app));
   app.addHook("onRequest", async (request, reply) => {
     request.language = requestLanguage(request);
     reply.header("x-request-id", request.id);

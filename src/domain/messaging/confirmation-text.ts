@@ -25,12 +25,21 @@ const labels = {
   },
 } as const;
 
+// Building an Intl.NumberFormat costs far more than using one; a shop uses a handful of currencies.
+const formatters = new Map<string, Intl.NumberFormat | null>();
+
 export function formatMoney(amount: number, currency: string, language: Language): string {
-  try {
-    return new Intl.NumberFormat(language === "ar" ? "ar" : "en", { style: "currency", currency }).format(amount);
-  } catch {
-    return `${amount} ${currency}`;
+  const key = `${language}:${currency}`;
+  let formatter = formatters.get(key);
+  if (formatter === undefined) {
+    try {
+      formatter = new Intl.NumberFormat(language, { style: "currency", currency });
+    } catch {
+      formatter = null;
+    }
+    if (formatters.size < 1000) formatters.set(key, formatter);
   }
+  return formatter ? formatter.format(amount) : `${amount} ${currency}`;
 }
 
 export function itemLine(item: OrderConfirmationMessage["items"][number], currency: string, language: Language): string {
