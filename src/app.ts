@@ -52,7 +52,10 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const database =
     options.database ??
     (await openDatabase(config.database, {
-      onMigrated: (applied) => applied.length && logger.info({ applied }, "database migrations applied"),
+      onMigrated: ({ applied, modified }) => {
+        if (applied.length) logger.info({ applied }, "database migrations applied");
+        if (modified.length) logger.warn({ modified }, "applied migrations were edited afterwards (checksum differs)");
+      },
     }));
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
   const metrics = createMetrics();

@@ -3,7 +3,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../generated/prisma/client.ts";
 import type { DatabaseTarget } from "../config.ts";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "./embedded-postgres.ts";
-import { migrate } from "./migrator.ts";
+import { migrate, type MigrationResult } from "./migrator.ts";
 
 export type Prisma = PrismaClient;
 
@@ -20,8 +20,8 @@ export interface Database {
 export interface OpenDatabaseOptions {
   migrate?: boolean;
   poolSize?: number;
-  /** Called once the migrations have run, with their names. */
-  onMigrated?: (applied: string[]) => void;
+  /** Called once the migrations have run. */
+  onMigrated?: (result: MigrationResult) => void;
 }
 
 /**
@@ -40,7 +40,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
   try {
     if (options.migrate !== false) {
       const result = await migrate(url);
-      options.onMigrated?.(result.applied);
+      options.onMigrated?.(result);
     }
     // The embedded engine runs one statement at a time (SessionAwareQueue keeps each connection's protocol
     // batches and transactions whole); a few connections keep it busy while results travel back.

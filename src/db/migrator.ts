@@ -15,6 +15,8 @@ const ADVISORY_LOCK_ID = 72_410_331;
 export interface MigrationResult {
   applied: string[];
   alreadyApplied: number;
+  /** Applied migrations whose file changed since (Prisma's checksum differs): worth an operator's look. */
+  modified: string[];
 }
 
 export class FailedMigrationError extends Error {}
@@ -48,9 +50,12 @@ export async function migrate(connectionString: string, dir = MIGRATIONS_DIR): P
   try {
     await client.query("SELECT pg_advisory_lock($1)", [ADVISORY_LOCK_ID]);
     await client.query(CREATE_HISTORY);
-    const { rows } = await client.query<{ migration_name: string; finished_at: Date | null; rolled_back_at: Date | null }>(
-      `SELECT migration_name, finished_at, rolled_back_at FROM "_prisma_migrations"`,
-    );
+    const { rows } = await client.query<{
+      migration_name: string;
+      checksum: string;
+      finished_at: Date | null;
+      rolled_back_at: Date | null;
+    }>(`SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"`);
     const failed = rows.find((row) => row.finished_at === null && row.rolled_back_at === null);
     if (failed) {
       throw new FailedMigrationError(
@@ -59,7 +64,11 @@ export async function migrate(connectionString: string, dir = MIGRATIONS_DIR): P
     }
     const done = new Set(rows.filter((row) => row.finished_at).map((row) => row.migration_name));
     const applied: string[] = [];
-    for (const migration of listMigrations(dir)) {
+    const migrations = listMigrations(dir);
+    const modified = migrations
+      .filter((migration) => rows.some((row) => row.finished_at && row.migration_name === migration.name && row.checksum !== migration.checksum))
+      .map((migration) => migration.name);
+    for (const migration of migrations) {
       if (done.has(migration.name)) continue;
       await client.query("BEGIN");
       try {
@@ -77,7 +86,7 @@ export async function migrate(connectionString: string, dir = MIGRATIONS_DIR): P
       }
       applied.push(migration.name);
     }
-    return { applied, alreadyApplied: done.size };
+    return { applied, alreadyApplied: done.size, modified };
   } finally {
     await client.query("SELECT pg_advisory_unlock($1)", [ADVISORY_LOCK_ID]).catch(() => undefined);
     await client.end();
