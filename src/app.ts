@@ -16,6 +16,7 @@ import { SimulatedPhones } from "./providers/simulator/simulated-phones.ts";
 import { SimulatorProvider } from "./providers/simulator/simulator.provider.ts";
 import { SimulatorService } from "./providers/simulator/simulator.service.ts";
 import { UnconfiguredProvider } from "./providers/unconfigured.provider.ts";
+import { WhatsAppCloudProvider } from "./providers/whatsapp/whatsapp-cloud.provider.ts";
 import { abandonedSendAgeMs, startMaintenance } from "./workers/maintenance.worker.ts";
 
 export interface AppServices {
@@ -40,7 +41,7 @@ export interface RunningApp {
 
 export interface CreateAppOptions {
   logger: Logger;
-  /** Replaces the live-mode provider (the WhatsApp adapter arrives with its own issue). */
+  /** Replaces the live-mode provider (by default the WhatsApp Cloud API when configured). */
   liveProvider?: MessagingProvider;
   /** An already-open database (tests share one per file). */
   database?: Database;
@@ -64,7 +65,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
 
   const phones = new SimulatedPhones();
   const simulatorProvider = new SimulatorProvider(phones);
-  const liveProvider = options.liveProvider ?? new UnconfiguredProvider();
+  const liveProvider = options.liveProvider ?? liveProviderFor(config);
   const orderService = new OrderService(
     new OrderRepository(database.prisma, database.pool),
     { forMode: (mode) => (mode === "test" ? simulatorProvider : liveProvider) },
@@ -82,7 +83,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     orderService,
     idempotency: new IdempotencyService(database.prisma, abandonedSendAgeMs(config.whatsapp.timeoutMs)),
     phones,
-    simulator: new SimulatorService(orderService),
+    simulator: new SimulatorService({ orders: orderService, phones, bus, prisma: database.prisma }),
   };
   const http = await buildHttpServer(services, config, logger);
   const maintenance = startMaintenance(services, logger);
@@ -99,6 +100,13 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       if (!options.database) await database.close();
     },
   };
+}
+
+/** Live mode sends through the WhatsApp Cloud API once its sender is configured; test mode never does. */
+function liveProviderFor(config: Config): MessagingProvider {
+  const { apiUrl, phoneNumberId, accessToken, templateName, timeoutMs } = config.whatsapp;
+  if (!phoneNumberId || !accessToken) return new UnconfiguredProvider();
+  return new WhatsAppCloudProvider({ apiUrl, phoneNumberId, accessToken, templateName, timeoutMs });
 }
 
 /** Redis errors are logged (at most every 30 s while it stays down), never thrown at the process. */

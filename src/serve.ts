@@ -44,7 +44,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     const demo = await app.services.merchantService.createMerchant("Demo Shop");
     printDemoBanner(base, demo.merchant.id, demo.keys.test);
   } else {
-    console.log(`\n  Order Confirmation Service on ${base}  (API docs: ${base}/docs)\n`);
+    console.log(`\n  Order Confirmation Service on ${base}  (API docs: ${base}/docs, simulator: ${base}/simulator)\n`);
   }
 }
 
@@ -63,6 +63,7 @@ function printDemoBanner(base: string, merchantId: string, testKey: string): voi
     "",
     `  API docs:       ${base}/docs`,
     `  OpenAPI:        ${base}/api/v1/openapi.json`,
+    `  Simulator:      ${base}/simulator`,
     "",
     "  Try it:",
     `    export OCS_KEY=${testKey}`,

@@ -17,7 +17,9 @@ import { withoutUnusedSchemas } from "./openapi.ts";
 import { trackInFlight, type InFlight } from "./in-flight.ts";
 import { orderRoutes } from "./routes/orders.routes.ts";
 import { simulatorTestRoutes } from "./routes/simulator-test.routes.ts";
+import { simulatorPageRoutes } from "./routes/simulator-page.routes.ts";
 import { operationalRoutes } from "./routes/operational.routes.ts";
+import { whatsappWebhookRoutes } from "./routes/whatsapp-webhook.routes.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -149,6 +151,8 @@ export async function buildHttpServer(services: AppServices, config: Config, log
   await app.register(operationalRoutes(services));
   await app.register(orderRoutes(services), { prefix: "/api/v1" });
   await app.register(simulatorTestRoutes(services), { prefix: "/api/v1/test" });
+  await app.register(simulatorPageRoutes());
+  await app.register(whatsappWebhookRoutes(services));
   return app;
 }
 

@@ -46,13 +46,14 @@ afterAll(async () => {
 });
 
 describe("first start with no configuration", () => {
-  it("prints a demo merchant's test key that works, and the URLs of the docs", async () => {
+  it("prints a demo merchant's test key that works, and the URLs of the docs and the simulator", async () => {
     first = startServerProcess(env);
     const [, key] = await first.waitFor(READY);
-    await first.waitFor(/OpenAPI: .*openapi\.json/);
+    await first.waitFor(/Simulator: .*\/simulator/);
     demoKey = key;
     expect(first.stdout).toContain(`API docs:       http://localhost:${port}/docs`);
     expect(first.stdout).toContain(`OpenAPI:        http://localhost:${port}/api/v1/openapi.json`);
+    expect(first.stdout).toContain(`Simulator:      http://localhost:${port}/simulator`);
     expect(first.stdout.match(/ek_test_[0-9A-Za-z]{32,}/g)?.every((printed) => printed === key)).toBe(true);
     expect(first.stdout).not.toMatch(/ek_live_/);
 
@@ -60,6 +61,7 @@ describe("first start with no configuration", () => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ status: "pending", customerAction: null, deliveryStatus: null });
     expect((await api.get("/docs")).status).toBe(200);
+    expect((await api.get("/simulator")).status).toBe(200);
     if (!usingPostgres) expect(existsSync(path.join(dataDir, "pgdata"))).toBe(true);
   });
 
@@ -94,8 +96,8 @@ describe("first start with no configuration", () => {
   it("a second start on the same data prints no new key, and the first key still works", async () => {
     const again = startServerProcess(env);
     await again.waitFor(BANNER);
-    await again.waitFor(/API docs: http\S+\)/);
-    expect(again.stdout).toContain(`API docs: http://localhost:${port}/docs`);
+    await again.waitFor(/simulator: http\S+\)/);
+    expect(again.stdout).toContain(`API docs: http://localhost:${port}/docs, simulator: http://localhost:${port}/simulator)`);
     expect(again.stdout).not.toMatch(/ek_test_|ek_live_/);
     expect((await api.withKey(demoKey).post("/api/v1/orders", orderInput())).status).toBe(201);
     const stopped = await again.stop("SIGTERM");

@@ -18,9 +18,17 @@ export interface StoredEvent {
   envelope: OrderEventEnvelope;
 }
 
+/** Identifies one provider callback (e.g. a WhatsApp status or inbound message) so it is applied at most once. */
+export interface ProviderEventKey {
+  provider: string;
+  key: string;
+}
+
 export type TransitionResult =
   | { outcome: "applied"; order: OrderView; event: StoredEvent | null }
   | { outcome: "unchanged"; order: OrderView }
+  /** This provider event was already applied (or ignored) before: nothing was written. */
+  | { outcome: "duplicate"; order: OrderView }
   | { outcome: "rejected"; order: OrderView; status: string }
   | { outcome: "not_found" };
 
@@ -114,6 +122,15 @@ export class OrderRepository {
       }
       throw error;
     }
+  }
+
+  /** The order a provider message id (WhatsApp: the wamid returned by the send) belongs to. */
+  async findIdByProviderMessageId(providerMessageId: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ id: string }>(
+      "SELECT id FROM orders WHERE provider_message_id = $1 AND send_state <> 'sending'",
+      [providerMessageId],
+    );
+    return rows[0]?.id ?? null;
   }
 
   async findIdByExternalId(scope: MerchantScope, externalOrderId: string): Promise<string | null> {
@@ -232,6 +249,7 @@ export class OrderRepository {
     scope: MerchantScope | null,
     decide: (state: OrderState) => Decision,
     now: Date,
+    providerEvent: ProviderEventKey | null = null,
   ): Promise<TransitionResult> {
     return this.prisma.$transaction(async (tx) => {
       const locked = scope
@@ -242,6 +260,15 @@ export class OrderRepository {
             SELECT id FROM orders WHERE id = ${orderId}::uuid AND send_state <> 'sending' FOR UPDATE`;
       if (locked.length === 0) return { outcome: "not_found" } as const;
       const current = await tx.order.findUniqueOrThrow({ where: { id: orderId }, include: withItems });
+      // Recorded with whatever this transaction decides (a refused or no-op event included); a concurrent
+      // copy of the same event waits on the key, then finds it taken.
+      if (providerEvent) {
+        const claimed = await tx.$executeRaw`
+          INSERT INTO provider_events (provider, key, order_id, created_at)
+          VALUES (${providerEvent.provider}, ${providerEvent.key}, ${orderId}::uuid, ${now})
+          ON CONFLICT DO NOTHING`;
+        if (claimed === 0) return { outcome: "duplicate", order: toOrderView(current) } as const;
+      }
       const decision = decide(current);
       if (decision.kind === "unchanged") return { outcome: "unchanged", order: toOrderView(current) } as const;
       if (decision.kind === "rejected") {

@@ -12,7 +12,7 @@ import type { Language, MessagingProvider, OrderConfirmationMessage, SendResult 
 import { decodeCursor, encodeCursor } from "./order-cursor.ts";
 import type { OrderEventBus } from "./order-events.bus.ts";
 import { decideCustomerAction, decideDeliveryStatus, decideMerchantCancel, type Decision, type DeliveryStatus } from "./order-state.ts";
-import type { MerchantScope, OrderRepository, TransitionResult } from "./order.repository.ts";
+import type { MerchantScope, OrderRepository, ProviderEventKey, TransitionResult } from "./order.repository.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type CreateOrderInput, type OrderFilter } from "./order.schemas.ts";
 import { toOrderView, type OrderView } from "./order.view.ts";
 
@@ -127,10 +127,16 @@ export class OrderService {
   /**
    * The customer tapped a button (simulator or WhatsApp). With a scope (simulator endpoint) a tap on an
    * order that is no longer pending is reported as ORDER_NOT_PENDING; provider callbacks pass no scope and
-   * ignore the outcome.
+   * ignore the outcome. `providerEvent` (callbacks) makes a repeat of the same callback a no-op
+   * (`duplicate`), recorded in the transaction of the change.
    */
-  async applyCustomerAction(orderId: string, action: "approve" | "cancel", scope: MerchantScope | null = null): Promise<TransitionResult> {
-    return this.transition(orderId, scope, (state) => decideCustomerAction(state, action));
+  async applyCustomerAction(
+    orderId: string,
+    action: "approve" | "cancel",
+    scope: MerchantScope | null = null,
+    providerEvent: ProviderEventKey | null = null,
+  ): Promise<TransitionResult> {
+    return this.transition(orderId, scope, (state) => decideCustomerAction(state, action), providerEvent);
   }
 
   async applyDeliveryStatus(
@@ -138,8 +144,14 @@ export class OrderService {
     status: DeliveryStatus,
     failure?: { errorCode: number | null; failureReason: string },
     scope: MerchantScope | null = null,
+    providerEvent: ProviderEventKey | null = null,
   ): Promise<TransitionResult> {
-    return this.transition(orderId, scope, (state) => decideDeliveryStatus(state, status, failure));
+    return this.transition(orderId, scope, (state) => decideDeliveryStatus(state, status, failure), providerEvent);
+  }
+
+  /** The order a provider's message id belongs to (callbacks name the message they report on). */
+  async orderIdForProviderMessage(providerMessageId: string): Promise<string | null> {
+    return providerMessageId ? this.orders.findIdByProviderMessageId(providerMessageId) : null;
   }
 
   /** Throws the domain error for an outcome that the caller must see as a failure. */
@@ -149,9 +161,14 @@ export class OrderService {
     return result.order;
   }
 
-  private async transition(id: string, scope: MerchantScope | null, decide: (state: Parameters<typeof decideMerchantCancel>[0]) => Decision) {
+  private async transition(
+    id: string,
+    scope: MerchantScope | null,
+    decide: (state: Parameters<typeof decideMerchantCancel>[0]) => Decision,
+    providerEvent: ProviderEventKey | null = null,
+  ) {
     if (!isUuid(id)) return { outcome: "not_found" } as const;
-    const result = await this.orders.transition(id.toLowerCase(), scope, decide, this.clock());
+    const result = await this.orders.transition(id.toLowerCase(), scope, decide, this.clock(), providerEvent);
     if (result.outcome === "applied" && result.event) this.bus.publish(result.event);
     return result;
   }

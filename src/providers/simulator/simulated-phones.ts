@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import type { Language } from "../../domain/messaging/messaging-provider.ts";
+import type { OrderView } from "../../domain/orders/order.view.ts";
 
 /** A message as the simulated phone shows it. */
 export interface SimulatedMessage {
@@ -12,20 +13,37 @@ export interface SimulatedMessage {
   sentAt: string;
 }
 
+/** A test-mode order changed through the simulator (a tap or a delivery report, events or not). */
+export interface SimulatedOrderChange {
+  merchantId: string;
+  order: OrderView;
+}
+
 /**
  * The simulated handsets: test-mode messages grouped by phone number, kept in memory (bounded) so the
  * /simulator page can show them. State changes themselves always live in the database.
+ *
+ * Emits "message" (a SimulatedMessage, when the simulator provider "sends" it, before the order is committed)
+ * and "order" (a SimulatedOrderChange, after a simulated tap or delivery report has been applied).
  */
 export class SimulatedPhones extends EventEmitter {
   private readonly messages: SimulatedMessage[] = [];
+  private readonly byOrder = new Map<string, SimulatedMessage>();
 
   constructor(private readonly capacity = 1000) {
     super();
+    // One listener per open /simulator page.
+    this.setMaxListeners(0);
   }
 
   deliver(message: SimulatedMessage): void {
     this.messages.push(message);
-    if (this.messages.length > this.capacity) this.messages.splice(0, this.messages.length - this.capacity);
+    this.byOrder.set(message.orderId, message);
+    if (this.messages.length > this.capacity) {
+      for (const dropped of this.messages.splice(0, this.messages.length - this.capacity)) {
+        if (this.byOrder.get(dropped.orderId) === dropped) this.byOrder.delete(dropped.orderId);
+      }
+    }
     this.emit("message", message);
   }
 
@@ -35,5 +53,14 @@ export class SimulatedPhones extends EventEmitter {
 
   all(): SimulatedMessage[] {
     return [...this.messages];
+  }
+
+  /** The message sent for an order, while it is kept; only test-mode orders have one. */
+  messageOf(orderId: string): SimulatedMessage | undefined {
+    return this.byOrder.get(orderId);
+  }
+
+  orderChanged(change: SimulatedOrderChange): void {
+    this.emit("order", change);
   }
 }

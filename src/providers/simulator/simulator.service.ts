@@ -1,8 +1,11 @@
 import { ForbiddenError } from "../../domain/errors.ts";
+import type { PrismaClient } from "../../generated/prisma/client.ts";
+import type { OrderEventBus } from "../../domain/orders/order-events.bus.ts";
 import type { MerchantScope } from "../../domain/orders/order.repository.ts";
 import type { OrderService } from "../../domain/orders/order.service.ts";
 import type { DeliveryStatus } from "../../domain/orders/order-state.ts";
-import type { OrderView } from "../../domain/orders/order.view.ts";
+import { toOrderView, type OrderView } from "../../domain/orders/order.view.ts";
+import type { SimulatedMessage, SimulatedOrderChange, SimulatedPhones } from "./simulated-phones.ts";
 
 /** Titles Meta sends in `errors[0]` of a failed status, for the codes the simulator can report. */
 const ASYNC_FAILURES: Record<number, string> = {
@@ -14,25 +17,101 @@ const ASYNC_FAILURES: Record<number, string> = {
   132015: "Template is Paused",
 };
 
+/** One simulated handset as the /simulator page shows it: its messages, oldest first, with their orders now. */
+export interface PhoneConversation {
+  phone: string;
+  messages: (SimulatedMessage & { order: OrderView })[];
+}
+
+/** What the /simulator page's live channel pushes. */
+export type SimulatorUpdate =
+  | { type: "message"; message: SimulatedMessage; order: OrderView }
+  | { type: "order"; order: OrderView };
+
+export interface SimulatorServiceDeps {
+  orders: OrderService;
+  phones: SimulatedPhones;
+  bus: OrderEventBus;
+  /** Reads the current state of the kept messages' orders in one query (conversations). */
+  prisma: PrismaClient;
+}
+
 /**
  * The simulated customer: what a phone would report to the provider, fed through the same domain calls
- * as real WhatsApp callbacks. Only test-mode orders can be driven.
+ * as real WhatsApp callbacks. Only test-mode orders can be driven, and each merchant sees only its own.
  */
 export class SimulatorService {
-  constructor(private readonly orders: OrderService) {}
+  constructor(private readonly deps: SimulatorServiceDeps) {}
 
   async tap(scope: MerchantScope, orderId: string, action: "approve" | "cancel"): Promise<OrderView> {
     assertTestMode(scope);
-    return this.orders.settle(await this.orders.applyCustomerAction(orderId, action, scope));
+    const { orders, phones } = this.deps;
+    const order = orders.settle(await orders.applyCustomerAction(orderId, action, scope));
+    phones.orderChanged({ merchantId: scope.merchantId, order });
+    return order;
   }
 
   async report(scope: MerchantScope, orderId: string, status: DeliveryStatus, errorCode?: number): Promise<OrderView> {
     assertTestMode(scope);
+    const { orders, phones } = this.deps;
     const failure =
       status === "failed"
         ? { errorCode: errorCode ?? 131026, failureReason: ASYNC_FAILURES[errorCode ?? 131026] ?? "Unknown failure" }
         : undefined;
-    return this.orders.settle(await this.orders.applyDeliveryStatus(orderId, status, failure, scope));
+    const order = orders.settle(await orders.applyDeliveryStatus(orderId, status, failure, scope));
+    phones.orderChanged({ merchantId: scope.merchantId, order });
+    return order;
+  }
+
+  /**
+   * The kept messages of the caller's test-mode orders, grouped by phone (the phone with the newest message
+   * first), each with its order as it is now. Messages of other merchants' orders are not shown.
+   */
+  async conversations(scope: MerchantScope): Promise<PhoneConversation[]> {
+    assertTestMode(scope);
+    const messages = this.deps.phones.all();
+    const orderIds = [...new Set(messages.map((message) => message.orderId))];
+    if (orderIds.length === 0) return [];
+    const records = await this.deps.prisma.order.findMany({
+      where: { id: { in: orderIds }, merchantId: scope.merchantId, mode: "test", sendState: { not: "sending" } },
+      include: { items: { orderBy: { position: "asc" } } },
+    });
+    const orders = new Map(records.map((record) => [record.id, toOrderView(record)]));
+    const phones = new Map<string, PhoneConversation>();
+    for (const message of messages) {
+      const order = orders.get(message.orderId);
+      if (!order) continue;
+      const conversation = phones.get(message.phone) ?? { phone: message.phone, messages: [] };
+      conversation.messages.push({ ...message, order });
+      phones.set(message.phone, conversation);
+    }
+    const newest = (conversation: PhoneConversation) => conversation.messages.at(-1)!.sentAt;
+    return [...phones.values()].sort((a, b) => newest(b).localeCompare(newest(a)));
+  }
+
+  /**
+   * Live updates for the caller's test-mode orders: a new message once its order is committed (order.created),
+   * every later committed event, and every simulated tap or delivery report. Returns the unsubscribe call.
+   */
+  watch(scope: MerchantScope, send: (update: SimulatorUpdate) => void): () => void {
+    assertTestMode(scope);
+    const { bus, phones } = this.deps;
+    const stopBus = bus.subscribe((event) => {
+      if (event.merchantId !== scope.merchantId) return;
+      // Only test-mode orders have a simulated message (live events of the same merchant are not shown).
+      const message = phones.messageOf(event.orderId);
+      if (!message) return;
+      if (event.envelope.event === "order.created") send({ type: "message", message, order: event.envelope.data });
+      else send({ type: "order", order: event.envelope.data });
+    });
+    const onChange = (change: SimulatedOrderChange) => {
+      if (change.merchantId === scope.merchantId) send({ type: "order", order: change.order });
+    };
+    phones.on("order", onChange);
+    return () => {
+      stopBus();
+      phones.off("order", onChange);
+    };
   }
 }
 

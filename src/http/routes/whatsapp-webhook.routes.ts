@@ -1,0 +1,68 @@
+import { timingSafeEqual } from "node:crypto";
+import type { FastifyPluginAsync } from "fastify";
+import type { AppServices } from "../../app.ts";
+import { headerValue } from "../auth.ts";
+import { applyCallback, hasValidSignature } from "../whatsapp-callbacks.ts";
+
+/** Meta's notifications can be up to 3 MB (larger than the API's 1 MiB). */
+const CALLBACK_BODY_LIMIT = 4 * 1024 * 1024;
+
+/**
+ * `/webhooks/whatsapp`: Meta's callbacks (SPEC §5.3). Public (no API key, not rate-limited per key): the
+ * POST is authenticated by its `X-Hub-Signature-256`, the GET handshake by `WHATSAPP_VERIFY_TOKEN`.
+ */
+export function whatsappWebhookRoutes(services: AppServices): FastifyPluginAsync {
+  const { appSecret, verifyToken } = services.config.whatsapp;
+  return async (app) => {
+    // This plugin's own parsers: the signature covers the exact bytes received, so the body stays a Buffer
+    // (whatever the content type) and is parsed as JSON only once verified.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: CALLBACK_BODY_LIMIT }, (_request, body, done) => done(null, body));
+
+    app.get("/webhooks/whatsapp", { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
+      const query = request.query as Record<string, unknown>;
+      const token = query["hub.verify_token"];
+      const challenge = query["hub.challenge"];
+      if (
+        verifyToken &&
+        query["hub.mode"] === "subscribe" &&
+        typeof token === "string" &&
+        sameText(token, verifyToken) &&
+        typeof challenge === "string"
+      ) {
+        return reply.code(200).type("text/plain").send(challenge);
+      }
+      return reply.code(403).type("text/plain").send("");
+    });
+
+    app.post(
+      "/webhooks/whatsapp",
+      { config: { public: true }, schema: { hide: true }, bodyLimit: CALLBACK_BODY_LIMIT },
+      async (request, reply) => {
+        const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        if (!appSecret || !hasValidSignature(appSecret, raw, headerValue(request, "x-hub-signature-256"))) {
+          request.log.warn({ configured: Boolean(appSecret) }, "whatsapp callback with a missing or bad signature");
+          return reply.code(401).send({ success: false, message: "Invalid signature", error: "UNAUTHORIZED" });
+        }
+        let body: unknown;
+        try {
+          body = JSON.parse(raw.toString("utf8"));
+        } catch {
+          // Signed by Meta but not JSON: nothing to apply, and a retry would not change that.
+          request.log.warn("whatsapp callback body is not JSON");
+          return reply.code(200).send();
+        }
+        // Quick (one lookup and one short transaction per item), so applied before answering: a 200 means
+        // it is stored, and an error answers 500 so that Meta retries (repeats are no-ops).
+        await applyCallback(body, services.orderService, request.log);
+        return reply.code(200).send();
+      },
+    );
+  };
+}
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}

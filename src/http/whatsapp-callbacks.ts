@@ -1,0 +1,198 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { buttonTitles } from "../domain/messaging/confirmation-text.ts";
+import { BUTTON_PAYLOAD } from "../domain/messaging/messaging-provider.ts";
+import type { DeliveryStatus } from "../domain/orders/order-state.ts";
+import { failureReasonFrom } from "../domain/orders/order-state.ts";
+import type { OrderService } from "../domain/orders/order.service.ts";
+import type { ProviderEventKey, TransitionResult } from "../domain/orders/order.repository.ts";
+
+/**
+ * Meta's WhatsApp callbacks (SPEC §5.3): signature check, and the translation of `statuses[]` and button
+ * taps into the same OrderService calls the simulator makes. Each status and inbound message is applied at
+ * most once (its key is recorded in the transaction of the change); out-of-order statuses are harmless
+ * because the state machine only moves deliveryStatus forward.
+ */
+
+const PROVIDER = "whatsapp";
+
+/** `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body, keyed with the app secret>`, in constant time. */
+export function hasValidSignature(appSecret: string, rawBody: Buffer, header: string | undefined): boolean {
+  const match = /^sha256=([0-9a-fA-F]{64})$/.exec(header?.trim() ?? "");
+  if (!match) return false;
+  const expected = createHmac("sha256", appSecret).update(rawBody).digest();
+  const given = Buffer.from(match[1], "hex");
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+export type CallbackItem =
+  | {
+      kind: "status";
+      key: string;
+      wamid: string;
+      status: DeliveryStatus;
+      /** The order named by `biz_opaque_callback_data` ("order=<uuid>"), the fallback when the wamid is unknown. */
+      orderHint: string | null;
+      failure?: { errorCode: number | null; failureReason: string };
+    }
+  | {
+      kind: "tap";
+      key: string;
+      messageId: string;
+      /** Our button payload (APPROVE:<orderId> / CANCEL:<orderId>), when it parses. */
+      payload: { action: "approve" | "cancel"; orderId: string } | null;
+      /** The wamid of the message the customer answered (our confirmation), and the button's label. */
+      contextId: string | null;
+      label: string | null;
+    }
+  | { kind: "ignored"; reason: string; id: string | null };
+
+const DELIVERY_STATUSES = new Set<string>(["sent", "delivered", "read", "failed"]);
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const objects = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isObject) : []);
+const text = (value: unknown): string | null => (typeof value === "string" && value.length > 0 ? value : null);
+
+/** Every entry, change, status and message of a notification, in order (Meta may batch them). */
+export function callbackItems(body: unknown): CallbackItem[] {
+  const items: CallbackItem[] = [];
+  if (!isObject(body)) return [{ kind: "ignored", reason: "body is not an object", id: null }];
+  for (const entry of objects(body.entry)) {
+    for (const change of objects(entry.changes)) {
+      const value = change.value;
+      if (!isObject(value)) continue;
+      for (const status of objects(value.statuses)) items.push(statusItem(status));
+      for (const message of objects(value.messages)) items.push(messageItem(message));
+    }
+  }
+  return items;
+}
+
+function statusItem(status: Json): CallbackItem {
+  const wamid = text(status.id);
+  const value = text(status.status);
+  if (!wamid || !value) return { kind: "ignored", reason: "status without id or status", id: wamid };
+  // played, deleted, warning, and whatever comes next: accepted and ignored.
+  if (!DELIVERY_STATUSES.has(value)) return { kind: "ignored", reason: `status ${value}`, id: wamid };
+  const item: CallbackItem = {
+    kind: "status",
+    key: `status:${wamid}:${value}`,
+    wamid,
+    status: value as DeliveryStatus,
+    orderHint: orderHintOf(status.biz_opaque_callback_data),
+  };
+  if (value === "failed") {
+    const errors = objects(status.errors);
+    const code = errors[0]?.code;
+    item.failure = {
+      errorCode: typeof code === "number" && Number.isInteger(code) ? code : typeof code === "string" && /^\d+$/.test(code) ? Number(code) : null,
+      failureReason: failureReasonFrom(errors.map((error) => ({ message: text(error.message), title: text(error.title) }))),
+    };
+  }
+  return item;
+}
+
+/** `biz_opaque_callback_data` as our send sets it: `order=<uuid>`, possibly among other `;`-separated parts. */
+function orderHintOf(data: unknown): string | null {
+  const match = /(?:^|;)\s*order=([0-9a-fA-F-]{36})\s*(?:;|$)/.exec(text(data) ?? "");
+  return match ? match[1].toLowerCase() : null;
+}
+
+function messageItem(message: Json): CallbackItem {
+  const id = text(message.id);
+  const type = text(message.type);
+  if (!id) return { kind: "ignored", reason: "message without id", id: null };
+  const context = isObject(message.context) ? message.context : {};
+  let payload: string | null = null;
+  let label: string | null = null;
+  if (type === "button" && isObject(message.button)) {
+    payload = text(message.button.payload);
+    label = text(message.button.text);
+  } else if (type === "interactive" && isObject(message.interactive) && message.interactive.type === "button_reply") {
+    const reply = isObject(message.interactive.button_reply) ? message.interactive.button_reply : {};
+    payload = text(reply.id);
+    label = text(reply.title);
+  } else {
+    return { kind: "ignored", reason: `inbound ${type ?? "unknown"} message`, id };
+  }
+  return {
+    kind: "tap",
+    key: `message:${id}`,
+    messageId: id,
+    payload: payload ? BUTTON_PAYLOAD.parse(payload) : null,
+    contextId: text(context.id),
+    label,
+  };
+}
+
+/** A button label we send (en, ar), or the payload Meta echoes when none was attached, as an action. */
+const LABELS = new Map<string, "approve" | "cancel">([
+  ...(["en", "ar"] as const).flatMap((language) => {
+    const titles = buttonTitles(language);
+    return [
+      [titles.approve.toLowerCase(), "approve"],
+      [titles.cancel.toLowerCase(), "cancel"],
+    ] as [string, "approve" | "cancel"][];
+  }),
+  ["confirm", "approve"],
+  ["confirm order", "approve"],
+  ["cancel order", "cancel"],
+]);
+
+export function actionOfLabel(label: string | null): "approve" | "cancel" | null {
+  return label ? (LABELS.get(label.trim().toLowerCase()) ?? null) : null;
+}
+
+interface CallbackLogger {
+  info(details: object, message: string): void;
+  debug(details: object, message: string): void;
+}
+
+export interface CallbackOutcome {
+  item: CallbackItem["kind"];
+  id: string | null;
+  orderId: string | null;
+  outcome: TransitionResult["outcome"] | "ignored";
+}
+
+/**
+ * Applies every item of a verified notification, one after the other (a batch may carry several statuses
+ * of one message). A database error propagates: the caller answers 500 and Meta retries the whole
+ * notification, whose already applied items are then duplicates.
+ */
+export async function applyCallback(body: unknown, orders: OrderService, logger: CallbackLogger): Promise<CallbackOutcome[]> {
+  const outcomes: CallbackOutcome[] = [];
+  for (const item of callbackItems(body)) {
+    const outcome = await applyItem(item, orders);
+    outcomes.push(outcome);
+    const log = { ...outcome, ...(item.kind === "status" ? { status: item.status } : {}) };
+    if (outcome.outcome === "ignored" || outcome.outcome === "not_found") {
+      logger.info({ ...log, reason: item.kind === "ignored" ? item.reason : undefined }, "whatsapp callback ignored");
+    } else {
+      logger.debug(log, "whatsapp callback applied");
+    }
+  }
+  return outcomes;
+}
+
+async function applyItem(item: CallbackItem, orders: OrderService): Promise<CallbackOutcome> {
+  const once = (key: string): ProviderEventKey => ({ provider: PROVIDER, key });
+  switch (item.kind) {
+    case "ignored":
+      return { item: item.kind, id: item.id, orderId: null, outcome: "ignored" };
+    case "status": {
+      const orderId = (await orders.orderIdForProviderMessage(item.wamid)) ?? item.orderHint;
+      if (!orderId) return { item: item.kind, id: item.wamid, orderId: null, outcome: "not_found" };
+      const result = await orders.applyDeliveryStatus(orderId, item.status, item.failure, null, once(item.key));
+      return { item: item.kind, id: item.wamid, orderId, outcome: result.outcome };
+    }
+    case "tap": {
+      const orderId = item.payload?.orderId ?? (item.contextId ? await orders.orderIdForProviderMessage(item.contextId) : null);
+      const action = item.payload?.action ?? actionOfLabel(item.label);
+      if (!orderId || !action) return { item: item.kind, id: item.messageId, orderId, outcome: "not_found" };
+      // No scope: a tap on an order that is no longer pending is ignored ("rejected" changes nothing).
+      const result = await orders.applyCustomerAction(orderId, action, null, once(item.key));
+      return { item: item.kind, id: item.messageId, orderId, outcome: result.outcome };
+    }
+  }
+}
