@@ -148,6 +148,13 @@ interface CallbackLogger {
   debug(details: object, message: string): void;
 }
 
+/** The callback reports on a send whose result is not recorded yet: Meta should deliver it again shortly. */
+export class RetryLaterError extends Error {
+  constructor(readonly orderId: string) {
+    super(`order ${orderId} is still being sent`);
+  }
+}
+
 export interface CallbackOutcome {
   item: CallbackItem["kind"];
   id: string | null;
@@ -184,6 +191,7 @@ async function applyItem(item: CallbackItem, orders: OrderService): Promise<Call
       const orderId = (await orders.orderIdForProviderMessage(item.wamid)) ?? item.orderHint;
       if (!orderId) return { item: item.kind, id: item.wamid, orderId: null, outcome: "not_found" };
       const result = await orders.applyDeliveryStatus(orderId, item.status, item.failure, null, once(item.key));
+      if (result.outcome === "not_found" && (await orders.isAwaitingSendResult(orderId))) throw new RetryLaterError(orderId);
       return { item: item.kind, id: item.wamid, orderId, outcome: result.outcome };
     }
     case "tap": {
@@ -192,6 +200,7 @@ async function applyItem(item: CallbackItem, orders: OrderService): Promise<Call
       if (!orderId || !action) return { item: item.kind, id: item.messageId, orderId, outcome: "not_found" };
       // No scope: a tap on an order that is no longer pending is ignored ("rejected" changes nothing).
       const result = await orders.applyCustomerAction(orderId, action, null, once(item.key));
+      if (result.outcome === "not_found" && (await orders.isAwaitingSendResult(orderId))) throw new RetryLaterError(orderId);
       return { item: item.kind, id: item.messageId, orderId, outcome: result.outcome };
     }
   }

@@ -31,6 +31,14 @@ export function startMaintenance(
     },
     "idempotency-purge",
   );
+  const providerEvents = every(
+    IDEMPOTENCY_PURGE_INTERVAL_MS,
+    async () => {
+      const count = await services.orderService.purgeProviderEvents();
+      if (count) logger.info({ count }, "provider event records past Meta's retry window purged");
+    },
+    "provider-events-purge",
+  );
   const abandoned = every(
     ABANDONED_SEND_INTERVAL_MS,
     async () => {
@@ -44,6 +52,7 @@ export function startMaintenance(
     /** Stops the timers and waits for a task under way, so the database is not closed beneath it. */
     async stop() {
       clearInterval(purge.timer);
+      clearInterval(providerEvents.timer);
       clearInterval(abandoned.timer);
       await Promise.allSettled([...running]);
     },

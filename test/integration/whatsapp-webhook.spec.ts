@@ -328,3 +328,46 @@ describe("without WHATSAPP_APP_SECRET or WHATSAPP_VERIFY_TOKEN", () => {
     expect(verify.status).toBe(403);
   });
 });
+
+describe("dedupe records of provider callbacks", () => {
+  it("are kept through Meta's 7-day retry window and purged after it", async () => {
+    const prisma = server.app.services.database.prisma;
+    const order = (await shop.test.post("/api/v1/orders", orderInput())).body;
+    const day = 24 * 3600_000;
+    await prisma.providerEvent.createMany({
+      data: [
+        { provider: "whatsapp", key: `old-${order.id}`, orderId: order.id, createdAt: new Date(Date.now() - 9 * day) },
+        { provider: "whatsapp", key: `recent-${order.id}`, orderId: order.id, createdAt: new Date(Date.now() - 6 * day) },
+      ],
+    });
+    expect(await server.app.services.orderService.purgeProviderEvents()).toBeGreaterThanOrEqual(1);
+    const left = await prisma.providerEvent.findMany({ where: { orderId: order.id }, select: { key: true } });
+    expect(left.map((row) => row.key)).toEqual([`recent-${order.id}`]);
+  });
+});
+
+describe("a callback that overtakes the recording of its send", () => {
+  it("is answered 503 so Meta retries, and applies once the send result is recorded", async () => {
+    const { OrderRepository } = await import("../../src/domain/orders/order.repository.ts");
+    const { createOrderInput } = await import("../../src/domain/orders/order.schemas.ts");
+    const { prisma, pool } = server.app.services.database;
+    const repository = new OrderRepository(prisma, pool);
+    const claimed = await repository.insertSending(
+      { merchantId: shop.id, mode: "test" },
+      createOrderInput.parse(orderInput()),
+      "en",
+      new Date(),
+    );
+    if (!("inserted" in claimed)) throw new Error("not inserted");
+    const draft = claimed.inserted;
+    const wamid = newInboundId();
+
+    const early = await callback(statusCallback(wamid, "sent", { orderId: draft.id }));
+    expect(early.status).toBe(503);
+
+    await repository.markAccepted(draft, wamid, new Date());
+    const retried = await callback(statusCallback(wamid, "sent", { orderId: draft.id }));
+    expect(retried.status).toBe(200);
+    expect((await shop.test.get(`/api/v1/orders/${draft.id}`)).body.deliveryStatus).toBe("sent");
+  });
+});

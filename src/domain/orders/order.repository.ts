@@ -125,6 +125,18 @@ export class OrderRepository {
   }
 
   /** The order a provider message id (WhatsApp: the wamid returned by the send) belongs to. */
+  /** Forgets provider events older than `before`: Meta stops retrying a callback after 7 days. */
+  async purgeProviderEvents(before: Date): Promise<number> {
+    const { count } = await this.prisma.providerEvent.deleteMany({ where: { createdAt: { lt: before } } });
+    return count;
+  }
+
+  /** True while the order's send has no recorded answer yet (it is invisible until then). */
+  async isSending(orderId: string): Promise<boolean> {
+    const { rows } = await this.pool.query("SELECT 1 FROM orders WHERE id = $1::uuid AND send_state = 'sending'", [orderId]);
+    return rows.length > 0;
+  }
+
   async findIdByProviderMessageId(providerMessageId: string): Promise<string | null> {
     const { rows } = await this.pool.query<{ id: string }>(
       "SELECT id FROM orders WHERE provider_message_id = $1 AND send_state <> 'sending'",

@@ -16,6 +16,8 @@ import type { MerchantScope, OrderRepository, ProviderEventKey, TransitionResult
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type CreateOrderInput, type OrderFilter } from "./order.schemas.ts";
 import { toOrderView, type OrderView } from "./order.view.ts";
 
+const PROVIDER_EVENT_RETENTION_MS = 8 * 24 * 60 * 60 * 1000;
+
 export interface OrderPage {
   orders: OrderView[];
   limit: number;
@@ -96,6 +98,11 @@ export class OrderService {
     return this.orders.failAbandonedSends(new Date(now.getTime() - olderThanMs), now);
   }
 
+  /** Dedupe records of provider callbacks outlive Meta's retries (7 days) by a day, then go. */
+  async purgeProviderEvents(): Promise<number> {
+    return this.orders.purgeProviderEvents(new Date(this.clock().getTime() - PROVIDER_EVENT_RETENTION_MS));
+  }
+
   async get(scope: MerchantScope, id: string): Promise<OrderView> {
     const order = isUuid(id) ? await this.orders.findVisible(scope, id.toLowerCase()) : null;
     if (!order) throw new NotFoundError("order");
@@ -147,6 +154,14 @@ export class OrderService {
     providerEvent: ProviderEventKey | null = null,
   ): Promise<TransitionResult> {
     return this.transition(orderId, scope, (state) => decideDeliveryStatus(state, status, failure), providerEvent);
+  }
+
+  /**
+   * A callback can overtake the recording of the send it reports on (Meta answers the send, then reports on
+   * it within milliseconds): such an order is still `sending`, and the callback should be retried shortly.
+   */
+  async isAwaitingSendResult(orderId: string): Promise<boolean> {
+    return isUuid(orderId) && this.orders.isSending(orderId.toLowerCase());
   }
 
   /** The order a provider's message id belongs to (callbacks name the message they report on). */

@@ -2,7 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { FastifyPluginAsync } from "fastify";
 import type { AppServices } from "../../app.ts";
 import { headerValue } from "../auth.ts";
-import { applyCallback, hasValidSignature } from "../whatsapp-callbacks.ts";
+import { RetryLaterError, applyCallback, hasValidSignature } from "../whatsapp-callbacks.ts";
 
 /** Meta's notifications can be up to 3 MB (larger than the API's 1 MiB). */
 const CALLBACK_BODY_LIMIT = 4 * 1024 * 1024;
@@ -54,7 +54,14 @@ export function whatsappWebhookRoutes(services: AppServices): FastifyPluginAsync
         }
         // Quick (one lookup and one short transaction per item), so applied before answering: a 200 means
         // it is stored, and an error answers 500 so that Meta retries (repeats are no-ops).
-        await applyCallback(body, services.orderService, request.log);
+        try {
+          await applyCallback(body, services.orderService, request.log);
+        } catch (error) {
+          if (!(error instanceof RetryLaterError)) throw error;
+          // Items already applied are recorded, so Meta's redelivery repeats only what is still missing.
+          request.log.info({ orderId: error.orderId }, "whatsapp callback ahead of its send result; asking Meta to retry");
+          return reply.code(503).header("retry-after", "1").send();
+        }
         return reply.code(200).send();
       },
     );
