@@ -172,6 +172,7 @@ export async function applyCallback(body: unknown, orders: OrderService, logger:
   for (const item of callbackItems(body)) {
     const outcome = await applyItem(item, orders);
     outcomes.push(outcome);
+    if (outcome.outcome === "sending") continue; // reported below, after the other items were applied
     const log = { ...outcome, ...(item.kind === "status" ? { status: item.status } : {}) };
     if (outcome.outcome === "ignored" || outcome.outcome === "not_found") {
       logger.info({ ...log, reason: item.kind === "ignored" ? item.reason : undefined }, "whatsapp callback ignored");
@@ -179,6 +180,10 @@ export async function applyCallback(body: unknown, orders: OrderService, logger:
       logger.debug(log, "whatsapp callback applied");
     }
   }
+  // A callback that overtook the recording of its own send: the rest of the batch is applied (and recorded,
+  // so Meta's redelivery repeats only this), and the caller asks Meta to deliver it again.
+  const ahead = outcomes.find((outcome) => outcome.outcome === "sending");
+  if (ahead) throw new RetryLaterError(ahead.orderId ?? "");
   return outcomes;
 }
 
@@ -191,7 +196,6 @@ async function applyItem(item: CallbackItem, orders: OrderService): Promise<Call
       const orderId = (await orders.orderIdForProviderMessage(item.wamid)) ?? item.orderHint;
       if (!orderId) return { item: item.kind, id: item.wamid, orderId: null, outcome: "not_found" };
       const result = await orders.applyDeliveryStatus(orderId, item.status, item.failure, null, once(item.key));
-      if (result.outcome === "not_found" && (await orders.isAwaitingSendResult(orderId))) throw new RetryLaterError(orderId);
       return { item: item.kind, id: item.wamid, orderId, outcome: result.outcome };
     }
     case "tap": {
@@ -200,7 +204,6 @@ async function applyItem(item: CallbackItem, orders: OrderService): Promise<Call
       if (!orderId || !action) return { item: item.kind, id: item.messageId, orderId, outcome: "not_found" };
       // No scope: a tap on an order that is no longer pending is ignored ("rejected" changes nothing).
       const result = await orders.applyCustomerAction(orderId, action, null, once(item.key));
-      if (result.outcome === "not_found" && (await orders.isAwaitingSendResult(orderId))) throw new RetryLaterError(orderId);
       return { item: item.kind, id: item.messageId, orderId, outcome: result.outcome };
     }
   }

@@ -362,12 +362,32 @@ describe("a callback that overtakes the recording of its send", () => {
     const draft = claimed.inserted;
     const wamid = newInboundId();
 
-    const early = await callback(statusCallback(wamid, "sent", { orderId: draft.id }));
+    // Batched with a status of another, ordinary order: that one is applied at once, only the early one waits.
+    const other = (await shop.test.post("/api/v1/orders", orderInput())).body;
+    const otherWamid = (await prisma.order.findUniqueOrThrow({ where: { id: other.id } })).providerMessageId!;
+    const batch = statusCallback(wamid, "sent", { orderId: draft.id });
+    batch.entry[0].changes[0].value.statuses.push(statusCallback(otherWamid, "delivered").entry[0].changes[0].value.statuses[0]);
+    const early = await callback(batch);
     expect(early.status).toBe(503);
+    expect((await shop.test.get(`/api/v1/orders/${other.id}`)).body.deliveryStatus).toBe("delivered");
+    expect((await shop.test.get(`/api/v1/orders/${draft.id}`)).status).toBe(404);
 
     await repository.markAccepted(draft, wamid, new Date());
-    const retried = await callback(statusCallback(wamid, "sent", { orderId: draft.id }));
+    const retried = await callback(batch);
     expect(retried.status).toBe(200);
     expect((await shop.test.get(`/api/v1/orders/${draft.id}`)).body.deliveryStatus).toBe("sent");
+  });
+});
+
+describe("the dedupe itself", () => {
+  it("skips a repeat of a provider event even when the repeat would change the order", async () => {
+    const { orderService, database } = server.app.services;
+    const order = (await shop.test.post("/api/v1/orders", orderInput())).body;
+    const key = { provider: "whatsapp", key: `status:${order.id}:sent` };
+    expect((await orderService.applyDeliveryStatus(order.id, "sent", undefined, null, key)).outcome).toBe("applied");
+    // Put the order back where the same report would apply again.
+    await database.prisma.order.update({ where: { id: order.id }, data: { deliveryStatus: null } });
+    expect((await orderService.applyDeliveryStatus(order.id, "sent", undefined, null, key)).outcome).toBe("duplicate");
+    expect((await shop.test.get(`/api/v1/orders/${order.id}`)).body.deliveryStatus).toBeNull();
   });
 });

@@ -62,10 +62,11 @@ describe("classifyResponse", () => {
     expect(classifyResponse(400, graphError(code)).kind).toBe("rejected");
   });
 
-  it("any HTTP 5xx is transient, with or without a Graph body", () => {
+  it("the Graph code decides, whatever the HTTP status; a 5xx without a Graph body is transient", () => {
     expect(classifyResponse(500, fixture("send-error-131000-response"))).toMatchObject({ kind: "transient", error: { code: 131000 } });
     expect(classifyResponse(503, null)).toMatchObject({ kind: "transient", error: null });
-    expect(classifyResponse(502, graphError(131045))).toMatchObject({ kind: "transient", error: { code: 131045 } });
+    expect(classifyResponse(500, graphError(131045))).toMatchObject({ kind: "rejected", error: { code: 131045 } });
+    expect(classifyResponse(503, graphError(2))).toMatchObject({ kind: "transient", error: { code: 2 } });
   });
 
   it("a 4xx without a Graph body: 429 is transient, anything else a rejection without a code", () => {

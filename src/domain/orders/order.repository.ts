@@ -30,7 +30,9 @@ export type TransitionResult =
   /** This provider event was already applied (or ignored) before: nothing was written. */
   | { outcome: "duplicate"; order: OrderView }
   | { outcome: "rejected"; order: OrderView; status: string }
-  | { outcome: "not_found" };
+  | { outcome: "not_found" }
+  /** The order's send has no recorded result yet: it does not exist for anyone else until then. */
+  | { outcome: "sending" };
 
 const withItems = { items: { orderBy: { position: "asc" } } } as const;
 
@@ -124,19 +126,13 @@ export class OrderRepository {
     }
   }
 
-  /** The order a provider message id (WhatsApp: the wamid returned by the send) belongs to. */
   /** Forgets provider events older than `before`: Meta stops retrying a callback after 7 days. */
   async purgeProviderEvents(before: Date): Promise<number> {
     const { count } = await this.prisma.providerEvent.deleteMany({ where: { createdAt: { lt: before } } });
     return count;
   }
 
-  /** True while the order's send has no recorded answer yet (it is invisible until then). */
-  async isSending(orderId: string): Promise<boolean> {
-    const { rows } = await this.pool.query("SELECT 1 FROM orders WHERE id = $1::uuid AND send_state = 'sending'", [orderId]);
-    return rows.length > 0;
-  }
-
+  /** The order a provider message id (WhatsApp: the wamid returned by the send) belongs to. */
   async findIdByProviderMessageId(providerMessageId: string): Promise<string | null> {
     const { rows } = await this.pool.query<{ id: string }>(
       "SELECT id FROM orders WHERE provider_message_id = $1 AND send_state <> 'sending'",
@@ -264,13 +260,16 @@ export class OrderRepository {
     providerEvent: ProviderEventKey | null = null,
   ): Promise<TransitionResult> {
     return this.prisma.$transaction(async (tx) => {
+      // No filter on send_state here: FOR UPDATE then waits for a send result being recorded and sees it,
+      // so "still sending" is decided atomically with the lock.
       const locked = scope
-        ? await tx.$queryRaw<{ id: string }[]>`
-            SELECT id FROM orders WHERE id = ${orderId}::uuid AND merchant_id = ${scope.merchantId}::uuid
-              AND mode = ${scope.mode}::"KeyMode" AND send_state <> 'sending' FOR UPDATE`
-        : await tx.$queryRaw<{ id: string }[]>`
-            SELECT id FROM orders WHERE id = ${orderId}::uuid AND send_state <> 'sending' FOR UPDATE`;
+        ? await tx.$queryRaw<{ send_state: string }[]>`
+            SELECT send_state FROM orders WHERE id = ${orderId}::uuid AND merchant_id = ${scope.merchantId}::uuid
+              AND mode = ${scope.mode}::"KeyMode" FOR UPDATE`
+        : await tx.$queryRaw<{ send_state: string }[]>`
+            SELECT send_state FROM orders WHERE id = ${orderId}::uuid FOR UPDATE`;
       if (locked.length === 0) return { outcome: "not_found" } as const;
+      if (locked[0].send_state === "sending") return { outcome: "sending" } as const;
       const current = await tx.order.findUniqueOrThrow({ where: { id: orderId }, include: withItems });
       // Recorded with whatever this transaction decides (a refused or no-op event included); a concurrent
       // copy of the same event waits on the key, then finds it taken.

@@ -156,14 +156,6 @@ export class OrderService {
     return this.transition(orderId, scope, (state) => decideDeliveryStatus(state, status, failure), providerEvent);
   }
 
-  /**
-   * A callback can overtake the recording of the send it reports on (Meta answers the send, then reports on
-   * it within milliseconds): such an order is still `sending`, and the callback should be retried shortly.
-   */
-  async isAwaitingSendResult(orderId: string): Promise<boolean> {
-    return isUuid(orderId) && this.orders.isSending(orderId.toLowerCase());
-  }
-
   /** The order a provider's message id belongs to (callbacks name the message they report on). */
   async orderIdForProviderMessage(providerMessageId: string): Promise<string | null> {
     return providerMessageId ? this.orders.findIdByProviderMessageId(providerMessageId) : null;
@@ -171,7 +163,7 @@ export class OrderService {
 
   /** Throws the domain error for an outcome that the caller must see as a failure. */
   settle(result: TransitionResult): OrderView {
-    if (result.outcome === "not_found") throw new NotFoundError("order");
+    if (result.outcome === "not_found" || result.outcome === "sending") throw new NotFoundError("order");
     if (result.outcome === "rejected") throw new OrderNotPendingError(result.order.id, result.status);
     return result.order;
   }

@@ -28,9 +28,10 @@ export function whatsappWebhookRoutes(services: AppServices): FastifyPluginAsync
         query["hub.mode"] === "subscribe" &&
         typeof token === "string" &&
         sameText(token, verifyToken) &&
-        typeof challenge === "string"
+        typeof challenge === "string" &&
+        /^[\w.-]{1,256}$/.test(challenge)
       ) {
-        return reply.code(200).type("text/plain").send(challenge);
+        return reply.code(200).type("text/plain").header("x-content-type-options", "nosniff").send(challenge);
       }
       return reply.code(403).type("text/plain").send("");
     });

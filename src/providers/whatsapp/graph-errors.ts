@@ -59,8 +59,10 @@ export function classifyResponse(status: number, body: unknown): AttemptOutcome 
   }
   const error = parseGraphError(body);
   const detail = `HTTP ${status}${error ? ` Graph error ${error.code}: ${error.message ?? error.title ?? "no message"}` : " without a Graph error body"}`;
-  if (status >= 500) return { kind: "transient", error, detail };
+  // Meta's guidance: branch on the Graph code, not the HTTP status (131045 "template not approved" comes
+  // with HTTP 500 and is the seed's rejection). Only an answer without a Graph body falls back to the status.
   if (error) return TRANSIENT_GRAPH_CODES.has(error.code) ? { kind: "transient", error, detail } : { kind: "rejected", error, detail };
+  if (status >= 500) return { kind: "transient", error: null, detail };
   // A 4xx that is not a Graph error (a proxy, a wrong WHATSAPP_API_URL): only a rate limit is worth retrying.
   return status === 429 ? { kind: "transient", error: null, detail } : { kind: "rejected", error: null, detail };
 }
