@@ -29,6 +29,7 @@ const conversationsSchema = z
 
 /** A comment line every 15 s keeps proxies and the browser from closing an idle stream. */
 const KEEP_ALIVE_MS = 15_000;
+const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 /** SPEC §5.4: drive the simulated customer of a test-mode order, and feed the /simulator page. */
 export function simulatorTestRoutes(services: AppServices): FastifyPluginAsync {
@@ -100,16 +101,20 @@ export function simulatorTestRoutes(services: AppServices): FastifyPluginAsync {
       },
       async (request, reply) => {
         const stream = new PassThrough();
-        const write = (event: string, data: unknown) => stream.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+        // A reader that stopped reading is dropped rather than buffered for without limit.
+        const write = (event: string, data: unknown) => {
+          if (stream.writableLength > MAX_BUFFERED_BYTES) return close();
+          stream.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+        };
         // Subscribes before anything is sent: a live key is refused here with the usual 403 body.
         const stop = services.simulator.watch(callerOf(request), (update) => write(update.type, update));
         const keepAlive = setInterval(() => stream.write(": keep-alive\n\n"), KEEP_ALIVE_MS).unref();
-        const close = () => {
+        function close() {
           if (!openStreams.delete(close)) return;
           clearInterval(keepAlive);
           stop();
           stream.end();
-        };
+        }
         openStreams.add(close);
         reply.raw.on("close", close);
         stream.write("retry: 2000\n\n");
