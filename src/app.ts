@@ -83,7 +83,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     orderService,
     idempotency: new IdempotencyService(database.prisma, abandonedSendAgeMs(config.whatsapp.timeoutMs)),
     phones,
-    simulator: new SimulatorService({ orders: orderService, phones, bus, prisma: database.prisma }),
+    simulator: new SimulatorService({ orders: orderService, phones, bus }),
   };
   const http = await buildHttpServer(services, config, logger);
   const maintenance = startMaintenance(services, logger);

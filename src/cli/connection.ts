@@ -3,7 +3,7 @@ import path from "node:path";
 import pg from "pg";
 import type { Config } from "../config.ts";
 import { openDatabase, type Database } from "../db/database.ts";
-import { DataDirLockedError, findRunningServer, startEmbeddedPostgres } from "../db/embedded-postgres.ts";
+import { DataDirLockedError, findRunningServer, isAlive, startEmbeddedPostgres } from "../db/embedded-postgres.ts";
 import { listMigrations, migrate, type MigrationResult } from "../db/migrator.ts";
 import { CliError, connectionProblem } from "./errors.ts";
 
@@ -116,11 +116,7 @@ function removeStaleMarkers(dataDir: string): void {
     if (!name.startsWith(CLI_MARKER_PREFIX)) continue;
     const pid = Number(name.slice(CLI_MARKER_PREFIX.length));
     if (pid === process.pid || !Number.isInteger(pid)) continue;
-    try {
-      process.kill(pid, 0);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ESRCH") rmSync(path.join(dataDir, name), { force: true });
-    }
+    if (!isAlive(pid)) rmSync(path.join(dataDir, name), { force: true });
   }
 }
 

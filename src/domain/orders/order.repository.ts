@@ -220,6 +220,15 @@ export class OrderRepository {
     return rows[0]?.order ?? null;
   }
 
+  /** The visible orders among `ids` that belong to the scope, keyed by id (one query). */
+  async findVisibleMany(scope: MerchantScope, ids: string[]): Promise<Map<string, OrderView>> {
+    const records = await this.prisma.order.findMany({
+      where: { id: { in: ids }, merchantId: scope.merchantId, mode: scope.mode, sendState: { not: "sending" } },
+      include: withItems,
+    });
+    return new Map(records.map((record) => [record.id, toOrderView(record)]));
+  }
+
   async list(scope: MerchantScope, filter: OrderFilter, limit: number, after: OrderCursor | null): Promise<OrderRecord[]> {
     const where: Prisma.OrderWhereInput = {
       merchantId: scope.merchantId,

@@ -109,6 +109,12 @@ export class OrderService {
     return order;
   }
 
+  /** Several orders of the caller at once, keyed by id; unknown, foreign or invisible ids are left out. */
+  async getMany(scope: MerchantScope, ids: string[]): Promise<Map<string, OrderView>> {
+    const valid = [...new Set(ids.filter(isUuid).map((id) => id.toLowerCase()))];
+    return valid.length ? this.orders.findVisibleMany(scope, valid) : new Map();
+  }
+
   /** Newest first, keyset-paginated. `cursor` is the opaque `nextCursor` of the previous page. */
   async list(scope: MerchantScope, filter: OrderFilter, page: { limit?: number; cursor?: string | null }): Promise<OrderPage> {
     const limit = Math.min(Math.max(page.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);

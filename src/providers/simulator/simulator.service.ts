@@ -1,10 +1,9 @@
 import { ForbiddenError } from "../../domain/errors.ts";
-import type { PrismaClient } from "../../generated/prisma/client.ts";
 import type { OrderEventBus } from "../../domain/orders/order-events.bus.ts";
 import type { MerchantScope } from "../../domain/orders/order.repository.ts";
 import type { OrderService } from "../../domain/orders/order.service.ts";
 import type { DeliveryStatus } from "../../domain/orders/order-state.ts";
-import { toOrderView, type OrderView } from "../../domain/orders/order.view.ts";
+import type { OrderView } from "../../domain/orders/order.view.ts";
 import type { SimulatedMessage, SimulatedOrderChange, SimulatedPhones } from "./simulated-phones.ts";
 
 /** Titles Meta sends in `errors[0]` of a failed status, for the codes the simulator can report. */
@@ -32,8 +31,6 @@ export interface SimulatorServiceDeps {
   orders: OrderService;
   phones: SimulatedPhones;
   bus: OrderEventBus;
-  /** Reads the current state of the kept messages' orders in one query (conversations). */
-  prisma: PrismaClient;
 }
 
 /**
@@ -70,13 +67,7 @@ export class SimulatorService {
   async conversations(scope: MerchantScope): Promise<PhoneConversation[]> {
     assertTestMode(scope);
     const messages = this.deps.phones.all();
-    const orderIds = [...new Set(messages.map((message) => message.orderId))];
-    if (orderIds.length === 0) return [];
-    const records = await this.deps.prisma.order.findMany({
-      where: { id: { in: orderIds }, merchantId: scope.merchantId, mode: "test", sendState: { not: "sending" } },
-      include: { items: { orderBy: { position: "asc" } } },
-    });
-    const orders = new Map(records.map((record) => [record.id, toOrderView(record)]));
+    const orders = await this.deps.orders.getMany(scope, messages.map((message) => message.orderId));
     const phones = new Map<string, PhoneConversation>();
     for (const message of messages) {
       const order = orders.get(message.orderId);
