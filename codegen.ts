@@ -1,5 +1,6 @@
 // graphql-codegen configuration: resolver and context types generated from schema.graphql (the single
-// source of the GraphQL surface). Run by `npm run generate` once the GraphQL gateway is wired.
+// source of the GraphQL surface). Run by `npm run generate` (postinstall); the output is committed and CI
+// fails when it differs from what schema.graphql generates.
 const config = {
   overwrite: true,
   schema: "schema.graphql",
