@@ -12,6 +12,8 @@ const config = {
         enumsAsTypes: true,
         scalars: { DateTime: "string" },
         contextType: "../graphql/context.ts#GraphQLContext",
+        // A connection's totalCount is a second query, run only when the field is selected.
+        mappers: { OrderConnection: "../graphql/order-mapper.ts#OrderConnectionSource" },
       },
     },
   },

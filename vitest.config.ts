@@ -1,6 +1,11 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  resolve: {
+    // graphql 16 has no "exports": Node (and so Apollo, graphql-tools, graphql-ws) loads its CommonJS build,
+    // while Vite would pick index.mjs for our own files; two copies of graphql refuse each other's types.
+    alias: [{ find: /^graphql$/, replacement: "graphql/index.js" }],
+  },
   test: {
     include: ["test/**/*.spec.ts"],
     globalSetup: ["test/support/global-setup.ts"],

@@ -8,11 +8,19 @@ import { benchOrderBody } from "./order-body.ts";
  * sends one `LoadSpec` at a time and gets back one `LoadResult`.
  */
 export type Scenario = "get" | "post";
+/** What a load run sends: the REST scenarios, or GraphQL's `order(id)` (bench/graphql.ts). */
+export type LoadScenario = Scenario | "graphql-order";
+
+/** `order(id)` over GraphQL selecting every field, i.e. the same data as REST's GET (bench/graphql.ts). */
+const GRAPHQL_ORDER_QUERY =
+  "query Order($id: ID!) { order(id: $id) { id externalOrderId status customerAction deliveryStatus customerName " +
+  "customerPhone customerAddress subtotal shippingCost totalCost currency failureReason errorCode " +
+  "items { id productName variantName quantity unitPrice totalPrice } createdAt updatedAt } }";
 
 export interface LoadSpec {
   /** http://127.0.0.1:port */
   url: string;
-  scenario: Scenario;
+  scenario: LoadScenario;
   apiKey: string;
   /** Order ids to cycle through (GET). */
   ids: string[];
@@ -55,8 +63,24 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   let cursor = Math.floor(Math.random() * Math.max(1, spec.ids.length));
   const latencies: number[] = [];
 
+  const graphqlOrder: autocannon.Request = {
+    method: "POST",
+    setupRequest(req, context) {
+      const id = spec.ids[cursor++ % spec.ids.length];
+      (context as RequestContext).expect = `{"data":{"order":{"id":"${id}"`;
+      req.path = "/graphql";
+      req.body = JSON.stringify({ query: GRAPHQL_ORDER_QUERY, variables: { id } });
+      return req;
+    },
+    onResponse(status, body, context) {
+      if (status === 200 && !body.startsWith((context as RequestContext).expect!)) mismatches++;
+    },
+  };
+
   const request: autocannon.Request =
-    spec.scenario === "get"
+    spec.scenario === "graphql-order"
+      ? graphqlOrder
+      : spec.scenario === "get"
       ? {
           method: "GET",
           setupRequest(req, context) {
@@ -92,7 +116,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
         timeout: 10,
         headers: {
           "x-api-key": spec.apiKey,
-          ...(spec.scenario === "post" ? { "content-type": "application/json" } : {}),
+          ...(spec.scenario !== "get" ? { "content-type": "application/json" } : {}),
         },
         requests: [request],
       },

@@ -10,43 +10,30 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import path from "node:path";
 import os from "node:os";
-import { Worker } from "node:worker_threads";
-import pg from "pg";
-import { createApp, type RunningApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
-import { openDatabase, type Database } from "../src/db/database.ts";
-import { startEmbeddedPostgres } from "../src/db/embedded-postgres.ts";
-import { migrate } from "../src/db/migrator.ts";
-import { createOrderInput } from "../src/domain/orders/order.schemas.ts";
-import { createLogger } from "../src/logger.ts";
+import type { RunningApp } from "../src/app.ts";
+import type { Database } from "../src/db/database.ts";
+import { drain, type InFlight } from "../src/http/in-flight.ts";
 import { startBaseline, type Baseline } from "./baseline.ts";
-import { drain, trackInFlight, type InFlight } from "../src/http/in-flight.ts";
+import {
+  cleanUp,
+  cleanups,
+  listEnv,
+  LoadWorker,
+  log,
+  numberEnv,
+  POOL_SIZE,
+  provision,
+  runCleanups,
+  seedOrders,
+  startBenchService,
+  type DatabaseKind,
+  type ProvisionedDatabase,
+} from "./harness.ts";
 import type { LoadResult, LoadSpec, Scenario } from "./load-worker.ts";
-import { benchOrderBody } from "./order-body.ts";
 
 // ---------------------------------------------------------------------------------------------- settings
 
-type DatabaseKind = "pglite" | "postgres";
 type Target = "baseline" | "service";
-
-function numberEnv(name: string, fallback: number, { min = 1, integer = true } = {}): number {
-  const text = process.env[name];
-  if (text === undefined || text === "") return fallback;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
-    throw new Error(`${name}=${text}: expected ${integer ? "an integer" : "a number"} ≥ ${min}`);
-  }
-  return value;
-}
-
-function listEnv<T extends string>(name: string, allowed: readonly T[]): T[] {
-  const text = process.env[name];
-  if (!text) return [...allowed];
-  const values = text.split(",").map((part) => part.trim()).filter(Boolean);
-  const unknown = values.filter((value) => !allowed.includes(value as T));
-  if (unknown.length) throw new Error(`${name}: unknown ${unknown.join(", ")} (expected some of ${allowed.join(", ")})`);
-  return values as T[];
-}
 
 const settings = {
   /** Measured seconds per run. */
@@ -60,7 +47,6 @@ const settings = {
   orders: numberEnv("BENCH_ORDERS", 300),
   databases: listEnv<DatabaseKind>("BENCH_DATABASES", ["pglite", "postgres"]),
   scenarios: listEnv<Scenario>("BENCH_SCENARIOS", ["get", "post"]),
-  postgresUrl: process.env.BENCH_PG_URL || "postgresql://postgres@127.0.0.1:5432/postgres",
   /** Also write every run and the summary as JSON here. */
   jsonFile: process.env.BENCH_JSON || null,
   /** Write a CPU profile of the servers' thread for every measured run into this directory. */
@@ -68,144 +54,8 @@ const settings = {
 };
 
 const SCENARIO_LABEL: Record<Scenario, string> = { get: "GET /api/v1/orders/{id}", post: "POST /api/v1/orders" };
-/**
- * openDatabase()'s own pool sizes (src/db/database.ts). The service reaches PGlite through a postgres:// socket
- * URL, from which openDatabase() cannot tell that the embedded engine is behind, so the size is passed in.
- */
-const POOL_SIZE: Record<DatabaseKind, number> = { pglite: 4, postgres: 20 };
 const MERCHANT_MODE = "test" as const;
 
-const log = (message: string) => process.stderr.write(`${message}\n`);
-
-// ------------------------------------------------------------------------------------ cleanup on exit
-
-const cleanups: (() => Promise<unknown>)[] = [];
-/** Runs one cleanup, bounded: a close that never returns (see "never finished" requests) must not hang the run. */
-async function cleanUp(cleanup: () => Promise<unknown>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<void>((resolve) => {
-    timer = setTimeout(() => {
-      log(`cleanup did not finish within 30 s, going on: ${cleanup.toString().replace(/\s+/g, " ").slice(0, 80)}`);
-      resolve();
-    }, 30_000);
-  });
-  await Promise.race([cleanup().catch((error: unknown) => log(`cleanup failed: ${(error as Error).message}`)), limit]);
-  clearTimeout(timer);
-}
-async function runCleanups(): Promise<void> {
-  while (cleanups.length) await cleanUp(cleanups.pop()!);
-}
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    log(`\n${signal}: cleaning up…`);
-    void runCleanups().finally(() => process.exit(130));
-  });
-}
-
-// ----------------------------------------------------------------------------------------- load worker
-
-class LoadWorker {
-  // Node 20 does not apply the main thread's `--import tsx` hooks to workers: register tsx in the worker first.
-  private readonly worker = new Worker(
-    `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))})
-       .then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL("./load-worker.ts", import.meta.url).href)}); })`,
-    { eval: true },
-  );
-
-  run(spec: LoadSpec): Promise<LoadResult> {
-    return new Promise((resolve, reject) => {
-      const onMessage = (message: { result?: LoadResult; error?: string }) => {
-        this.worker.off("error", onError);
-        if (message.error) reject(new Error(`load worker: ${message.error}`));
-        else resolve(message.result!);
-      };
-      const onError = (error: Error) => {
-        this.worker.off("message", onMessage);
-        reject(error);
-      };
-      this.worker.once("message", onMessage);
-      this.worker.once("error", onError);
-      this.worker.postMessage(spec);
-    });
-  }
-
-  async close(): Promise<void> {
-    await this.worker.terminate();
-  }
-}
-
-// ------------------------------------------------------------------------------------------- databases
-
-interface ProvisionedDatabase {
-  kind: DatabaseKind;
-  /** A postgresql:// URL (for PGlite, its unix socket). */
-  url: string;
-  label: string;
-  drop(): Promise<void>;
-}
-
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
-}
-
-function redact(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = "***";
-  return parsed.toString();
-}
-
-async function provision(kind: DatabaseKind): Promise<ProvisionedDatabase | null> {
-  if (kind === "pglite") {
-    const embedded = await startEmbeddedPostgres({ dataDir: null });
-    await migrate(embedded.url);
-    return { kind, url: embedded.url, label: "PGlite (in memory, unix socket)", drop: () => embedded.stop() };
-  }
-  const admin = new pg.Client({ connectionString: settings.postgresUrl, connectionTimeoutMillis: 3_000 });
-  try {
-    await admin.connect();
-  } catch (error) {
-    log(`\nPostgreSQL is not reachable at ${redact(settings.postgresUrl)} (${(error as Error).message}): skipping it.`);
-    log("Set BENCH_PG_URL to a server where this user may CREATE DATABASE, or BENCH_DATABASES=pglite to silence this.");
-    await admin.end().catch(() => undefined);
-    return null;
-  }
-  const name = `ocs_bench_${randomBytes(6).toString("hex")}`;
-  try {
-    const { rows } = await admin.query<{ server_version: string }>("SHOW server_version");
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = withDatabase(settings.postgresUrl, name);
-    const drop = async () => {
-      const client = new pg.Client({ connectionString: settings.postgresUrl });
-      await client.connect();
-      try {
-        // pg's pool.end() resolves before its connections have closed; FORCE would kill those mid-goodbye and
-        // their pools (no longer listening for errors) would crash the process. Give them a moment first.
-        for (let attempt = 0; attempt < 50; attempt++) {
-          const { rows: [{ count }] } = await client.query<{ count: number }>(
-            "SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = $1",
-            [name],
-          );
-          if (count === 0) break;
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    };
-    try {
-      await migrate(url);
-    } catch (error) {
-      await drop();
-      throw error;
-    }
-    return { kind, url, label: `PostgreSQL ${rows[0].server_version.split(" ")[0]} (${name}, TCP loopback)`, drop };
-  } finally {
-    await admin.end();
-  }
-}
 
 // --------------------------------------------------------------------------------------------- servers
 
@@ -217,40 +67,10 @@ interface Servers {
 }
 
 async function startServers(db: ProvisionedDatabase): Promise<Servers> {
-  const config = loadConfig({
-    NODE_ENV: "production",
-    HOST: "127.0.0.1",
-    PORT: "0",
-    LOG_LEVEL: "silent",
-    // High enough that the limiter never answers 429, but it still runs on every request as in production.
-    RATE_LIMIT_MAX: "1000000000",
-  });
-  config.database = { kind: "postgres", url: db.url };
-  // Opened here (not by createApp) only to give it the pool size it uses for the embedded engine (see POOL_SIZE).
-  const database = await openDatabase(config.database, { migrate: false, poolSize: POOL_SIZE[db.kind] });
-  cleanups.push(() => database.close());
-  const app = await createApp(config, { logger: createLogger(config.logLevel), database });
-  const inFlight = trackInFlight(app.http);
-  cleanups.push(async () => {
-    await drain("service", inFlight);
-    await app.close();
-  });
-  const url = await app.http.listen({ host: "127.0.0.1", port: 0 });
-
+  const { app, database, url, inFlight } = await startBenchService(db);
   const { merchant, keys } = await app.services.merchantService.createMerchant("Bench Shop");
-  const scope = { merchantId: merchant.id, mode: MERCHANT_MODE };
-  const ids: string[] = [];
   const started = performance.now();
-  // A few at a time, as clients would; the service path (validation included) so the rows are exactly its own.
-  const batch = 8;
-  for (let first = 0; first < settings.orders; first += batch) {
-    const created = await Promise.all(
-      Array.from({ length: Math.min(batch, settings.orders - first) }, (_, i) =>
-        app.services.orderService.create(scope, createOrderInput.parse(benchOrderBody(`SEED-${first + i}`)), "en"),
-      ),
-    );
-    ids.push(...created.map((order) => order.id));
-  }
+  const ids = await seedOrders(app, { merchantId: merchant.id, mode: MERCHANT_MODE }, settings.orders);
   log(`  seeded ${ids.length} orders in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
   const baseline = await startBaseline({

@@ -7,9 +7,12 @@ import { MerchantRepository } from "./domain/merchants/merchant.repository.ts";
 import { MerchantService } from "./domain/merchants/merchant.service.ts";
 import type { MessagingProvider } from "./domain/messaging/messaging-provider.ts";
 import { OrderEventBus } from "./domain/orders/order-events.bus.ts";
+import { LiveOrderEvents } from "./domain/orders/live-order-events.ts";
 import { OrderRepository } from "./domain/orders/order.repository.ts";
 import { OrderService } from "./domain/orders/order.service.ts";
 import { buildHttpServer, type App } from "./http/server.ts";
+import { createGraphQLSchema } from "./graphql/schema.ts";
+import { startSubscriptionServer } from "./graphql/subscriptions/websocket-server.ts";
 import { drain } from "./http/in-flight.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { SimulatedPhones } from "./providers/simulator/simulated-phones.ts";
@@ -17,6 +20,11 @@ import { SimulatorProvider } from "./providers/simulator/simulator.provider.ts";
 import { SimulatorService } from "./providers/simulator/simulator.service.ts";
 import { UnconfiguredProvider } from "./providers/unconfigured.provider.ts";
 import { WhatsAppCloudProvider } from "./providers/whatsapp/whatsapp-cloud.provider.ts";
+import { WebhookEndpointRepository } from "./domain/webhooks/webhook-endpoint.repository.ts";
+import { WebhookEndpointService } from "./domain/webhooks/webhook-endpoint.service.ts";
+import { WebhookDeliveryRepository } from "./domain/webhooks/webhook-delivery.repository.ts";
+import { WebhookDeliveryService } from "./domain/webhooks/webhook-delivery.service.ts";
+import { WebhookDispatcher } from "./workers/webhook-dispatcher.ts";
 import { abandonedSendAgeMs, startMaintenance } from "./workers/maintenance.worker.ts";
 
 export interface AppServices {
@@ -25,11 +33,17 @@ export interface AppServices {
   redis: Redis | null;
   metrics: Metrics;
   bus: OrderEventBus;
+  /** Committed order events from every instance (through Redis when configured), for live subscribers. */
+  liveEvents: LiveOrderEvents;
   merchantService: MerchantService;
   orderService: OrderService;
   idempotency: IdempotencyService;
   phones: SimulatedPhones;
   simulator: SimulatorService;
+  webhookEndpoints: WebhookEndpointService;
+  /** Delivers the outbox to merchants' endpoints; `wake()` after writing anything it should act on now. */
+  webhookDispatcher: WebhookDispatcher;
+  webhookDeliveries: WebhookDeliveryService;
 }
 
 export interface RunningApp {
@@ -62,6 +76,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const metrics = createMetrics();
   const bus = new OrderEventBus();
   bus.subscribe((event) => metrics.orderEvents.labels(event.envelope.event).inc());
+  const liveEvents = await LiveOrderEvents.start(bus, { redis, logger });
 
   const phones = new SimulatedPhones();
   const simulatorProvider = new SimulatorProvider(phones);
@@ -73,29 +88,51 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     logger,
     { createOutcome: (mode, outcome) => metrics.ordersCreated.labels(mode, outcome).inc() },
   );
+  const webhookDeliveryRepository = new WebhookDeliveryRepository(database.prisma, database.pool);
+  const webhookDispatcher = new WebhookDispatcher(
+    { deliveries: webhookDeliveryRepository, bus, logger, metrics },
+    config.webhooks,
+  );
   const services: AppServices = {
     config,
     database,
     redis,
     metrics,
     bus,
+    liveEvents,
     merchantService: new MerchantService(new MerchantRepository(database.prisma)),
     orderService,
     idempotency: new IdempotencyService(database.prisma, abandonedSendAgeMs(config.whatsapp.timeoutMs)),
     phones,
     simulator: new SimulatorService({ orders: orderService, phones, bus }),
+    webhookEndpoints: new WebhookEndpointService(new WebhookEndpointRepository(database.prisma), {
+      allowPrivateUrls: config.webhooks.allowPrivateUrls,
+    }),
+    webhookDispatcher,
+    webhookDeliveries: new WebhookDeliveryService(webhookDeliveryRepository, {
+      retryRequested: () => webhookDispatcher.wake(),
+    }),
   };
   const http = await buildHttpServer(services, config, logger);
+  // graphql-transport-ws on the same port and path as HTTP /graphql (Fastify ignores upgrade requests).
+  const subscriptions = startSubscriptionServer(http.server, services, createGraphQLSchema(services), logger);
   const maintenance = startMaintenance(services, logger);
+  webhookDispatcher.start();
 
   return {
     services,
     http,
     async close() {
+      // Websockets first (1001): an open upgraded socket would keep the HTTP server from closing.
+      await subscriptions.close();
+      // The dispatcher winds down alongside the HTTP server: attempts under way finish or are handed back.
+      const dispatcherStopped = webhookDispatcher.stop();
       await http.close();
       // Handlers of clients that went away still run: let them finish before their database goes.
       await drain("shutdown", http.inFlight, 10_000, (message) => logger.warn(message));
+      await dispatcherStopped;
       await maintenance.stop();
+      await liveEvents.close();
       redis?.disconnect();
       if (!options.database) await database.close();
     },
@@ -116,7 +153,7 @@ function connectRedis(url: string, logger: Logger): Redis {
   redis.on("error", (error: Error) => {
     if (Date.now() - lastLogged < 30_000) return;
     lastLogged = Date.now();
-    logger.warn({ err: error }, "redis unavailable; rate limits are not counted meanwhile");
+    logger.warn({ err: error }, "redis unavailable; rate limits are not counted and events are not relayed meanwhile");
   });
   return redis;
 }

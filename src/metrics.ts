@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 /** One registry per app instance (tests run several in one process). */
 export function createMetrics() {
@@ -23,6 +23,35 @@ export function createMetrics() {
       name: "order_events_total",
       help: "Order events written to the outbox, by event name",
       labelNames: ["event"] as const,
+      registers: [registry],
+    }),
+    webhookAttempts: new Counter({
+      name: "webhook_attempts_total",
+      help: "Webhook delivery attempts, by outcome: succeeded, failed (a retry is scheduled) or dead (no retry left, or 410)",
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+    }),
+    webhookDeliveriesDead: new Counter({
+      name: "webhook_deliveries_dead_total",
+      help: "Webhook deliveries given up, by reason: exhausted (every attempt failed) or gone (the endpoint answered 410)",
+      labelNames: ["reason"] as const,
+      registers: [registry],
+    }),
+    webhookAttemptDuration: new Histogram({
+      name: "webhook_attempt_duration_seconds",
+      help: "Duration of webhook delivery attempts, until the response status (or the failure)",
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
+      registers: [registry],
+    }),
+    webhookDeliveryLag: new Histogram({
+      name: "webhook_delivery_lag_seconds",
+      help: "Time from an order event being written to the first attempt of its delivery to an endpoint",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers: [registry],
+    }),
+    webhookAttemptsInFlight: new Gauge({
+      name: "webhook_attempts_in_flight",
+      help: "Webhook delivery attempts under way in this instance",
       registers: [registry],
     }),
   };

@@ -10,7 +10,8 @@ export function describeError(error: unknown): string {
   if (error instanceof ConfigError) return error.message;
   if (error instanceof CliError) return oneLine(error.message);
   if (error instanceof NotFoundError) {
-    return `${{ merchant: "Merchant", apiKey: "API key", order: "Order" }[error.resource]} not found.`;
+    const names = { merchant: "Merchant", apiKey: "API key", order: "Order", webhookEndpoint: "Webhook endpoint", webhookDelivery: "Webhook delivery" };
+    return `${names[error.resource]} not found.`;
   }
   if (error instanceof DataDirLockedError) {
     return oneLine(`${error.message} Stop that process first, or use another DATA_DIR.`);

@@ -8,7 +8,7 @@ export abstract class DomainError extends Error {
 
 export class NotFoundError extends DomainError {
   readonly code = "NOT_FOUND";
-  constructor(readonly resource: "order" | "merchant" | "apiKey" = "order") {
+  constructor(readonly resource: "order" | "merchant" | "apiKey" | "webhookEndpoint" | "webhookDelivery" = "order") {
     super(`${resource} not found`);
   }
 }
@@ -88,5 +88,13 @@ export class ValidationError extends DomainError {
   readonly code = "VALIDATION_ERROR";
   constructor(readonly problems: FieldProblem[]) {
     super(`Invalid request: ${problems.map((problem) => `${problem.field}: ${problem.key}`).join("; ")}`);
+  }
+}
+
+/** A merchant (per mode) may register a bounded number of webhook endpoints. */
+export class WebhookEndpointLimitError extends DomainError {
+  readonly code = "WEBHOOK_ENDPOINT_LIMIT_REACHED";
+  constructor(readonly limit: number) {
+    super(`At most ${limit} webhook endpoints per mode`);
   }
 }

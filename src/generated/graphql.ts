@@ -1,4 +1,5 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
+import type { OrderConnectionSource } from '../graphql/order-mapper.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -10,33 +11,118 @@ export type Scalars = {
   Boolean: { input: boolean; output: boolean; }
   Int: { input: number; output: number; }
   Float: { input: number; output: number; }
-  /** ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T08:58:58.971Z */
+  /** ISO 8601 timestamp. Output: UTC with milliseconds, e.g. 2026-11-22T08:58:58.971Z. Input: any ISO 8601 date-time with a time-zone offset (Z or ±hh:mm). */
   DateTime: { input: string; output: string; }
+};
+
+/** The result of cancelOrder. */
+export type CancelOrderPayload = {
+  __typename?: 'CancelOrderPayload';
+  /** The canceled order (an already canceled one is returned unchanged); the order as it is on ORDER_NOT_PENDING; null on NOT_FOUND. */
+  order?: Maybe<Order>;
+  /** Empty on success. */
+  userErrors: Array<UserError>;
+};
+
+/** A new order: the REST create body's fields and bounds. */
+export type CreateOrderInput = {
+  /** ISO 4217 code, any case (returned upper-case). */
+  currency: Scalars['String']['input'];
+  /** The delivery address (up to 500 characters). */
+  customerAddress?: InputMaybe<Scalars['String']['input']>;
+  /** The customer's name (1–120 characters). */
+  customerName: Scalars['String']['input'];
+  /** Country code and number, 8–15 digits, no + and no leading 0, e.g. 966501234567. */
+  customerPhone: Scalars['String']['input'];
+  /** Your own unique order identifier (1–100 characters, unique per merchant and mode). */
+  externalOrderId: Scalars['String']['input'];
+  /** The order's lines: 1–100. */
+  items: Array<OrderItemInput>;
+  /** A note for the merchant (up to 1000 characters): stored, never returned in responses or events. */
+  note?: InputMaybe<Scalars['String']['input']>;
+  /** Shipping cost: 0 to 1e12, at most 4 decimals and 15 significant digits. */
+  shippingCost: Scalars['Float']['input'];
+  /** Sum of the items: 0 to 1e12, at most 4 decimals and 15 significant digits. */
+  subtotal: Scalars['Float']['input'];
+  /** Amount the customer pays: 0 to 1e12, at most 4 decimals and 15 significant digits. */
+  totalCost: Scalars['Float']['input'];
+};
+
+/** The result of createOrder. */
+export type CreateOrderPayload = {
+  __typename?: 'CreateOrderPayload';
+  /**
+   * The new order (PENDING, with customerAction and deliveryStatus null) when the provider accepted the
+   * message; the order stored FAILED on PROVIDER_REJECTED or PROVIDER_UNAVAILABLE; null on any other userError.
+   */
+  order?: Maybe<Order>;
+  /** Empty on success. */
+  userErrors: Array<UserError>;
 };
 
 /** The customer's answer through the message buttons (or the merchant's cancel). */
 export type CustomerAction =
+  /** The customer tapped Approve. */
   | 'APPROVED'
+  /** The customer tapped Cancel, or the merchant canceled the order. */
   | 'CANCELED';
 
 /** How far the confirmation message got; only moves forward (SENT < DELIVERED < READ). */
 export type DeliveryStatus =
+  /** The message reached the customer's phone. */
   | 'DELIVERED'
+  /** The message could not be delivered (see failureReason and errorCode). */
   | 'FAILED'
+  /** The customer opened the message (implied by a button tap). */
   | 'READ'
+  /** The provider accepted the message. */
   | 'SENT';
 
-/** An order and the state of its WhatsApp confirmation. */
+/** The root of every change. */
+export type Mutation = {
+  __typename?: 'Mutation';
+  /**
+   * Cancels a pending order: status and customerAction become CANCELED and `order.canceled` fires. An already
+   * canceled order is returned unchanged (no second event); a CONFIRMED or FAILED one is ORDER_NOT_PENDING.
+   */
+  cancelOrder: CancelOrderPayload;
+  /**
+   * Stores the order and sends the customer the confirmation message (test keys: the simulator; live keys:
+   * WhatsApp). On success `order.created` is written to the outbox (webhooks and subscriptions). A rejection
+   * by the provider stores the order FAILED, writes no event, and answers userError PROVIDER_REJECTED with
+   * that order. A taken externalOrderId is DUPLICATE_EXTERNAL_ORDER_ID and sends nothing.
+   */
+  createOrder: CreateOrderPayload;
+};
+
+
+/** The root of every change. */
+export type MutationCancelOrderArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every change. */
+export type MutationCreateOrderArgs = {
+  input: CreateOrderInput;
+};
+
+/** An order and the state of its WhatsApp confirmation: the same data as the REST order and the webhook payload. */
 export type Order = {
   __typename?: 'Order';
+  /** When the order was accepted for sending (or stored failed). */
   createdAt: Scalars['DateTime']['output'];
   /** ISO 4217 code, upper-case. */
   currency: Scalars['String']['output'];
+  /** The customer's answer, or null while there is none. */
   customerAction?: Maybe<CustomerAction>;
+  /** The delivery address, if one was sent. */
   customerAddress?: Maybe<Scalars['String']['output']>;
+  /** The customer's name as sent by the merchant. */
   customerName: Scalars['String']['output'];
   /** Country code and number, digits only. */
   customerPhone: Scalars['String']['output'];
+  /** How far the confirmation message got, or null before the provider reported anything. */
   deliveryStatus?: Maybe<DeliveryStatus>;
   /** The provider's numeric error code; for programmatic handling. */
   errorCode?: Maybe<Scalars['Int']['output']>;
@@ -46,12 +132,52 @@ export type Order = {
   failureReason?: Maybe<Scalars['String']['output']>;
   /** Assigned by the service. */
   id: Scalars['ID']['output'];
+  /** The order's lines, in the order they were sent. */
   items: Array<OrderItem>;
+  /** Shipping cost, exactly as sent. */
   shippingCost: Scalars['Float']['output'];
+  /** Where the order is in its life. */
   status: OrderStatus;
+  /** Sum of the items, exactly as sent. */
   subtotal: Scalars['Float']['output'];
+  /** Amount the customer pays, exactly as sent. */
   totalCost: Scalars['Float']['output'];
+  /** When the order last changed. */
   updatedAt: Scalars['DateTime']['output'];
+};
+
+/** A page of orders, newest first (Relay connection). */
+export type OrderConnection = {
+  __typename?: 'OrderConnection';
+  /** The orders of this page with their cursors, newest first. */
+  edges: Array<OrderEdge>;
+  /** Where this page is in the list. */
+  pageInfo: PageInfo;
+  /** How many orders match the filter in all pages (one extra count query, run only when selected). */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** One order of a page and the cursor that continues after it. */
+export type OrderEdge = {
+  __typename?: 'OrderEdge';
+  /** Opaque; pass it as `after` to continue after this order. Cursors stay valid while new orders arrive. */
+  cursor: Scalars['String']['output'];
+  /** The order. */
+  node: Order;
+};
+
+/** Which orders `orders` returns; every given condition must hold. */
+export type OrderFilter = {
+  /** Orders created at or after this instant (inclusive). */
+  createdFrom?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Orders created before this instant (exclusive). */
+  createdTo?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Exactly this phone number: digits only, with the country code. */
+  customerPhone?: InputMaybe<Scalars['String']['input']>;
+  /** Exactly this merchant order identifier (1–100 characters). */
+  externalOrderId?: InputMaybe<Scalars['String']['input']>;
+  /** Any of these statuses (an empty list means any status). */
+  status?: InputMaybe<Array<OrderStatus>>;
 };
 
 /** One line of an order. */
@@ -59,7 +185,9 @@ export type OrderItem = {
   __typename?: 'OrderItem';
   /** Assigned by the service. */
   id: Scalars['ID']['output'];
+  /** The product's name. */
   productName: Scalars['String']['output'];
+  /** How many units (greater than 0, up to 4 decimals). */
   quantity: Scalars['Float']['output'];
   /** Total for the line. */
   totalPrice: Scalars['Float']['output'];
@@ -69,22 +197,113 @@ export type OrderItem = {
   variantName?: Maybe<Scalars['String']['output']>;
 };
 
-/** Where an order is in its life: PENDING until the customer answers or delivery fails. */
+/** One line of a new order. */
+export type OrderItemInput = {
+  /** The product's name (1–200 characters). */
+  productName: Scalars['String']['input'];
+  /** How many units: greater than 0, at most 4 decimals. */
+  quantity: Scalars['Float']['input'];
+  /** Total for the line: 0 to 1e12, at most 4 decimals and 15 significant digits. */
+  totalPrice: Scalars['Float']['input'];
+  /** Price per unit: 0 to 1e12, at most 4 decimals and 15 significant digits. */
+  unitPrice: Scalars['Float']['input'];
+  /** Variant description, e.g. a size (up to 200 characters). */
+  variantName?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** Where an order is in its life: PENDING until the customer answers or delivery fails; the other states are final. */
 export type OrderStatus =
+  /** The customer tapped Cancel, or the merchant canceled the order while it was pending. */
   | 'CANCELED'
+  /** The customer tapped Approve. */
   | 'CONFIRMED'
+  /** The message could not be sent or delivered. */
   | 'FAILED'
+  /** The confirmation message was sent; waiting for the customer's answer. */
   | 'PENDING';
 
+/** A change of one of the caller's orders: exactly the webhook event of the same name, timestamp and data. */
+export type OrderStatusEvent = {
+  __typename?: 'OrderStatusEvent';
+  /** The webhook event name: order.created, order.confirmed, order.canceled or order.failed. */
+  event: Scalars['String']['output'];
+  /** The order as it is after the change (the webhook envelope's data). */
+  order: Order;
+  /** When the change happened (the webhook envelope's timestamp). */
+  timestamp: Scalars['DateTime']['output'];
+};
+
+/** Relay page information. Only forward pagination (first/after) is offered. */
+export type PageInfo = {
+  __typename?: 'PageInfo';
+  /** The cursor of the last edge of this page, or null when the page is empty. */
+  endCursor?: Maybe<Scalars['String']['output']>;
+  /** Whether more orders follow this page; pass endCursor as `after` to read them. */
+  hasNextPage: Scalars['Boolean']['output'];
+  /** Always false: backward pagination (last/before) is not offered, which the Relay specification allows. */
+  hasPreviousPage: Scalars['Boolean']['output'];
+  /** The cursor of the first edge of this page, or null when the page is empty. */
+  startCursor?: Maybe<Scalars['String']['output']>;
+};
+
+/** The root of every read. */
 export type Query = {
   __typename?: 'Query';
-  /** One order of the caller's merchant, or null. */
+  /** One order of the caller's merchant and mode, or null when it does not exist, belongs to someone else, or the id is malformed. */
   order?: Maybe<Order>;
+  /**
+   * The caller's orders, newest first (createdAt, then id, descending), with keyset pagination that stays
+   * stable while new orders arrive: the same orders and the same cursors as the REST list.
+   */
+  orders: OrderConnection;
 };
 
 
+/** The root of every read. */
 export type QueryOrderArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. */
+export type QueryOrdersArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<OrderFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** Live updates over the graphql-transport-ws websocket at /graphql. */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /** Events of the caller's orders (merchant and mode), or of one order when orderId is given. */
+  orderStatusChanged: OrderStatusEvent;
+};
+
+
+/** Live updates over the graphql-transport-ws websocket at /graphql. */
+export type SubscriptionOrderStatusChangedArgs = {
+  orderId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+/**
+ * A problem with the request that the caller can act on (a business outcome, not a server error).
+ * `code` is the REST error code of the same case.
+ */
+export type UserError = {
+  __typename?: 'UserError';
+  /**
+   * VALIDATION_ERROR (a field out of bounds; see `field`), DUPLICATE_EXTERNAL_ORDER_ID, PROVIDER_REJECTED (the
+   * provider refused the message; the order is stored FAILED and returned), PROVIDER_UNAVAILABLE (the provider
+   * could not be reached or is not configured; the order is stored FAILED and returned), NOT_FOUND,
+   * ORDER_NOT_PENDING.
+   */
+  code: Scalars['String']['output'];
+  /** The provider's numeric error code (PROVIDER_REJECTED, PROVIDER_UNAVAILABLE), otherwise null. */
+  errorCode?: Maybe<Scalars['Int']['output']>;
+  /** The path to the input field at fault, e.g. ["input", "items", "0", "quantity"]; null when no single field is. */
+  field?: Maybe<Array<Scalars['String']['output']>>;
+  /** What went wrong, localised by Accept-Language (en, ar). */
+  message: Scalars['String']['output'];
 };
 
 
@@ -161,35 +380,74 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  CancelOrderPayload: ResolverTypeWrapper<CancelOrderPayload>;
+  CreateOrderInput: CreateOrderInput;
+  CreateOrderPayload: ResolverTypeWrapper<CreateOrderPayload>;
   CustomerAction: CustomerAction;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DeliveryStatus: DeliveryStatus;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Order: ResolverTypeWrapper<Order>;
+  OrderConnection: ResolverTypeWrapper<OrderConnectionSource>;
+  OrderEdge: ResolverTypeWrapper<OrderEdge>;
+  OrderFilter: OrderFilter;
   OrderItem: ResolverTypeWrapper<OrderItem>;
+  OrderItemInput: OrderItemInput;
   OrderStatus: OrderStatus;
+  OrderStatusEvent: ResolverTypeWrapper<OrderStatusEvent>;
+  PageInfo: ResolverTypeWrapper<PageInfo>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  UserError: ResolverTypeWrapper<UserError>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   Boolean: Scalars['Boolean']['output'];
+  CancelOrderPayload: CancelOrderPayload;
+  CreateOrderInput: CreateOrderInput;
+  CreateOrderPayload: CreateOrderPayload;
   DateTime: Scalars['DateTime']['output'];
   Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
+  Mutation: Record<PropertyKey, never>;
   Order: Order;
+  OrderConnection: OrderConnectionSource;
+  OrderEdge: OrderEdge;
+  OrderFilter: OrderFilter;
   OrderItem: OrderItem;
+  OrderItemInput: OrderItemInput;
+  OrderStatusEvent: OrderStatusEvent;
+  PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
   String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
+  UserError: UserError;
+};
+
+export type CancelOrderPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CancelOrderPayload'] = ResolversParentTypes['CancelOrderPayload']> = {
+  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type CreateOrderPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateOrderPayload'] = ResolversParentTypes['CreateOrderPayload']> = {
+  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
 }
+
+export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
+  cancelOrder?: Resolver<ResolversTypes['CancelOrderPayload'], ParentType, ContextType, RequireFields<MutationCancelOrderArgs, 'id'>>;
+  createOrder?: Resolver<ResolversTypes['CreateOrderPayload'], ParentType, ContextType, RequireFields<MutationCreateOrderArgs, 'input'>>;
+};
 
 export type OrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Order'] = ResolversParentTypes['Order']> = {
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -211,6 +469,17 @@ export type OrderResolvers<ContextType = GraphQLContext, ParentType extends Reso
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
+export type OrderConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderConnection'] = ResolversParentTypes['OrderConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['OrderEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type OrderEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderEdge'] = ResolversParentTypes['OrderEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
+};
+
 export type OrderItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderItem'] = ResolversParentTypes['OrderItem']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   productName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -220,14 +489,48 @@ export type OrderItemResolvers<ContextType = GraphQLContext, ParentType extends 
   variantName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type OrderStatusEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderStatusEvent'] = ResolversParentTypes['OrderStatusEvent']> = {
+  event?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  order?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
+  endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  hasPreviousPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  startCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
+  orders?: Resolver<ResolversTypes['OrderConnection'], ParentType, ContextType, RequireFields<QueryOrdersArgs, 'first'>>;
+};
+
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  orderStatusChanged?: SubscriptionResolver<ResolversTypes['OrderStatusEvent'], "orderStatusChanged", ParentType, ContextType, Partial<SubscriptionOrderStatusChangedArgs>>;
+};
+
+export type UserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserError'] = ResolversParentTypes['UserError']> = {
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  errorCode?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  field?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
+  CancelOrderPayload?: CancelOrderPayloadResolvers<ContextType>;
+  CreateOrderPayload?: CreateOrderPayloadResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
+  Mutation?: MutationResolvers<ContextType>;
   Order?: OrderResolvers<ContextType>;
+  OrderConnection?: OrderConnectionResolvers<ContextType>;
+  OrderEdge?: OrderEdgeResolvers<ContextType>;
   OrderItem?: OrderItemResolvers<ContextType>;
+  OrderStatusEvent?: OrderStatusEventResolvers<ContextType>;
+  PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
+  UserError?: UserErrorResolvers<ContextType>;
 };
 

@@ -1,6 +1,76 @@
+import DataLoader from "dataloader";
+import type { AppServices } from "../app.ts";
+import { NotFoundError, type UnauthorizedError } from "../domain/errors.ts";
 import type { Caller } from "../domain/merchants/merchant.service.ts";
+import type { OrderView } from "../domain/orders/order.view.ts";
+import type { Language } from "../i18n/messages.ts";
 
-/** What every resolver receives: the authenticated caller (null when no valid key was sent). */
+/** What every resolver receives (HTTP and websocket alike). */
 export interface GraphQLContext {
+  /** The authenticated caller; null when no valid key was sent. */
   caller: Caller | null;
+  /** Why the key was refused (missing or invalid); reported when an operation touches data. */
+  authError: UnauthorizedError | null;
+  /** From Accept-Language (HTTP) or the connection (websocket): the language of every message. */
+  language: Language;
+  /** Quoted in internal-error messages and logs (the HTTP x-request-id). */
+  requestId: string;
+  /** Per-request batching of order reads by id: created on first use, never shared between requests. */
+  readonly orderLoader: DataLoader<string, OrderView | null>;
+}
+
+export interface GraphQLContextOptions {
+  authError?: UnauthorizedError | null;
+  requestId?: string;
+}
+
+/**
+ * Builds a request's context. Cheap by design (it runs on every request): the loader is created only when a
+ * resolver first asks for it. A class, so the lazy getter lives on the prototype and survives Apollo's
+ * per-request copy of the context (Object.assign would otherwise call it).
+ */
+export function createGraphQLContext(
+  services: AppServices,
+  caller: Caller | null,
+  language: Language,
+  options: GraphQLContextOptions = {},
+): GraphQLContext {
+  return new RequestContext(services, caller, language, options.authError ?? null, options.requestId ?? "");
+}
+
+class RequestContext implements GraphQLContext {
+  private loader: DataLoader<string, OrderView | null> | null = null;
+
+  constructor(
+    private readonly services: AppServices,
+    readonly caller: Caller | null,
+    readonly language: Language,
+    readonly authError: UnauthorizedError | null,
+    readonly requestId: string,
+  ) {}
+
+  get orderLoader(): DataLoader<string, OrderView | null> {
+    this.loader ??= createOrderLoader(this.services, this.caller);
+    return this.loader;
+  }
+}
+
+/**
+ * Orders of the caller by id, in one statement per batch: a single id uses the order read that REST's GET uses
+ * (order and items as one row); several (aliases, lists of ids) one query for all of them. Unknown, foreign
+ * and malformed ids load as null.
+ */
+function createOrderLoader(services: AppServices, caller: Caller | null): DataLoader<string, OrderView | null> {
+  return new DataLoader<string, OrderView | null>(async (ids) => {
+    if (!caller) throw new Error("order loader used without a caller");
+    if (ids.length === 1) {
+      const order = await services.orderService.get(caller, ids[0]).catch((error: unknown) => {
+        if (error instanceof NotFoundError) return null;
+        throw error;
+      });
+      return [order];
+    }
+    const found = await services.orderService.getMany(caller, [...ids]);
+    return ids.map((id) => found.get(id.toLowerCase()) ?? null);
+  });
 }

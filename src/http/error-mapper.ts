@@ -11,6 +11,7 @@ import {
   ProviderUnavailableError,
   UnauthorizedError,
   ValidationError,
+  WebhookEndpointLimitError,
   type FieldProblem,
 } from "../domain/errors.ts";
 import { LIST_SEPARATOR, translate, type Language } from "../i18n/messages.ts";
@@ -118,6 +119,9 @@ function mapDomainError(error: DomainError, language: Language): HttpErrorRespon
   }
   if (error instanceof IdempotencyKeyReusedError || error instanceof IdempotencyKeyInUseError) {
     return { statusCode: 409, body: family(error.code, translate(`error.${error.code}`, language)) };
+  }
+  if (error instanceof WebhookEndpointLimitError) {
+    return { statusCode: 409, body: family(error.code, translate(`error.${error.code}`, language, { limit: error.limit })) };
   }
   if (error instanceof ProviderRejectedError) {
     // The seed's provider-rejection body: exactly these three fields.

@@ -20,6 +20,9 @@ import { simulatorTestRoutes } from "./routes/simulator-test.routes.ts";
 import { simulatorPageRoutes } from "./routes/simulator-page.routes.ts";
 import { operationalRoutes } from "./routes/operational.routes.ts";
 import { whatsappWebhookRoutes } from "./routes/whatsapp-webhook.routes.ts";
+import { graphqlRoutes } from "../graphql/http.ts";
+import { webhookEndpointRoutes } from "./routes/webhook-endpoints.routes.ts";
+import { webhookDeliveryRoutes } from "./routes/webhook-deliveries.routes.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -128,6 +131,7 @@ export async function buildHttpServer(services: AppServices, config: Config, log
       security: [{ ApiKey: [] }],
       tags: [
         { name: "orders", description: "Orders and their confirmation" },
+        { name: "webhook deliveries", description: "The log of webhook deliveries and their attempts; manual redelivery" },
         { name: "test mode", description: "Drive the simulated customer (test-mode keys only)" },
         { name: "operations", description: "Health, readiness and metrics" },
       ],
@@ -150,9 +154,13 @@ export async function buildHttpServer(services: AppServices, config: Config, log
 
   await app.register(operationalRoutes(services));
   await app.register(orderRoutes(services), { prefix: "/api/v1" });
+  await app.register(webhookEndpointRoutes(services), { prefix: "/api/v1" });
+  await app.register(webhookDeliveryRoutes(services), { prefix: "/api/v1" });
   await app.register(simulatorTestRoutes(services), { prefix: "/api/v1/test" });
   await app.register(simulatorPageRoutes());
   await app.register(whatsappWebhookRoutes(services));
+  // GraphQL (SPEC §6): Apollo at /graphql, closed by app.close() through Fastify's onClose.
+  await app.register(await graphqlRoutes(services, config, logger));
   return app;
 }
 

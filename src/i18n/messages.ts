@@ -14,6 +14,8 @@ const catalog: Record<string, Record<Language, Template>> = {
   "error.NOT_FOUND.route": { en: "Route not found", ar: "المسار غير موجود" },
   "error.NOT_FOUND.merchant": { en: "Merchant not found", ar: "التاجر غير موجود" },
   "error.NOT_FOUND.apiKey": { en: "API key not found", ar: "مفتاح API غير موجود" },
+  "error.NOT_FOUND.webhookEndpoint": { en: "Webhook endpoint not found", ar: "نقطة استقبال الويب هوك غير موجودة" },
+  "error.NOT_FOUND.webhookDelivery": { en: "Webhook delivery not found", ar: "عملية تسليم الويب هوك غير موجودة" },
   "error.UNAUTHORIZED.missing": {
     en: "Missing API key: send it in the X-API-Key header",
     ar: "مفتاح API مفقود: أرسله في الترويسة X-API-Key",
@@ -26,6 +28,10 @@ const catalog: Record<string, Record<Language, Template>> = {
   "error.VALIDATION_ERROR": {
     en: (p) => `The request is invalid: ${p.details}`,
     ar: (p) => `الطلب غير صالح: ${p.details}`,
+  },
+  "error.WEBHOOK_ENDPOINT_LIMIT_REACHED": {
+    en: (p) => `At most ${p.limit} webhook endpoints can be registered per mode; delete one first`,
+    ar: (p) => `يمكن تسجيل ${p.limit} نقطة استقبال ويب هوك كحد أقصى لكل وضع؛ احذف واحدة أولًا`,
   },
   "error.UNSUPPORTED_MEDIA_TYPE": {
     en: "Content-Type must be application/json",
@@ -71,6 +77,14 @@ const catalog: Record<string, Record<Language, Template>> = {
     en: (p) => `An unexpected error occurred; quote request id ${p.requestId} when reporting it`,
     ar: (p) => `حدث خطأ غير متوقع؛ اذكر رقم الطلب ${p.requestId} عند الإبلاغ عنه`,
   },
+  "error.WEBSOCKET_SUBSCRIPTIONS_ONLY": {
+    en: "Only subscriptions are served over the websocket; send queries and mutations with HTTP POST /graphql",
+    ar: "يقدّم اتصال websocket الاشتراكات فقط؛ أرسل الاستعلامات والتعديلات عبر HTTP POST /graphql",
+  },
+  "error.TOO_MANY_SUBSCRIPTIONS": {
+    en: (p) => `Too many subscriptions on this connection (at most ${p.max})`,
+    ar: (p) => `عدد الاشتراكات على هذا الاتصال كبير جدًا (الحد الأقصى ${p.max})`,
+  },
   // field problems (validation details)
   "field.required": { en: "is required", ar: "حقل مطلوب" },
   "field.type.string": { en: "must be a string", ar: "يجب أن يكون نصًا" },
@@ -112,11 +126,24 @@ const catalog: Record<string, Record<Language, Template>> = {
     ar: "يجب أن يكون تاريخًا ووقتًا بصيغة ISO 8601 مثل 2026-01-31T12:00:00Z",
   },
   "field.format.cursor": { en: "is not a cursor returned by this API", ar: "ليس مؤشرًا صادرًا عن هذه الواجهة" },
+  "field.format.id": { en: "is not an id returned by this API", ar: "ليس معرّفًا صادرًا عن هذه الواجهة" },
   "field.format.idempotency_key": {
     en: "must be 1–255 visible ASCII characters",
     ar: "يجب أن يتكون من 1 إلى 255 حرفًا مرئيًا من ASCII",
   },
   "field.enum": { en: (p) => `must be one of: ${p.values}`, ar: (p) => `يجب أن يكون أحد القيم: ${p.values}` },
+  "field.format.webhook_url": {
+    en: "must be an absolute http:// or https:// URL",
+    ar: "يجب أن يكون عنوان URL كاملًا يبدأ بـ http:// أو https://",
+  },
+  "field.webhook_url.credentials": {
+    en: "must not contain a user name or password",
+    ar: "يجب ألا يحتوي على اسم مستخدم أو كلمة مرور",
+  },
+  "field.webhook_url.private_address": {
+    en: "must not point to a loopback, private, link-local or internal address",
+    ar: "يجب ألا يشير إلى عنوان محلي أو خاص أو داخلي",
+  },
   "field.json": { en: "must be a valid JSON object", ar: "يجب أن يكون كائن JSON صالحًا" },
   "field.invalid": { en: "is invalid", ar: "قيمة غير صالحة" },
   "field.unknown_action": { en: "must be approve or cancel", ar: "يجب أن يكون approve أو cancel" },

@@ -35,6 +35,10 @@ export class ApiClient {
     return this.request<T>("POST", path, body, options);
   }
 
+  patch<T = any>(path: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>("PATCH", path, body, options);
+  }
+
   delete<T = any>(path: string, options?: RequestOptions) {
     return this.request<T>("DELETE", path, undefined, options);
   }

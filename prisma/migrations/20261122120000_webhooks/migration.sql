@@ -62,7 +62,7 @@ CREATE INDEX "order_events_dispatched_at_sequence_idx" ON "order_events"("dispat
 CREATE INDEX "webhook_endpoints_merchant_id_mode_created_at_id_idx" ON "webhook_endpoints"("merchant_id", "mode", "created_at" DESC, "id" DESC);
 
 -- CreateIndex
-CREATE INDEX "webhook_deliveries_status_next_attempt_at_idx" ON "webhook_deliveries"("status", "next_attempt_at");
+CREATE INDEX "webhook_deliveries_status_endpoint_id_next_attempt_at_event_idx" ON "webhook_deliveries"("status", "endpoint_id", "next_attempt_at", "event_sequence");
 
 -- CreateIndex
 CREATE INDEX "webhook_deliveries_endpoint_id_order_id_event_sequence_idx" ON "webhook_deliveries"("endpoint_id", "order_id", "event_sequence");

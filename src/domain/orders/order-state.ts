@@ -6,7 +6,8 @@
 export type Status = "pending" | "confirmed" | "canceled" | "failed";
 export type CustomerAction = "approved" | "canceled";
 export type DeliveryStatus = "sent" | "delivered" | "read" | "failed";
-export type OrderEventName = "order.created" | "order.confirmed" | "order.canceled" | "order.failed";
+export const ORDER_EVENT_NAMES = ["order.created", "order.confirmed", "order.canceled", "order.failed"] as const;
+export type OrderEventName = (typeof ORDER_EVENT_NAMES)[number];
 
 export interface OrderState {
   status: Status;

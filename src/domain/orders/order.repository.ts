@@ -14,6 +14,8 @@ export interface MerchantScope {
 export interface StoredEvent {
   id: string;
   merchantId: string;
+  /** The order's mode: live subscribers never see test events, and the reverse. */
+  mode: MerchantScope["mode"];
   orderId: string;
   envelope: OrderEventEnvelope;
 }
@@ -54,11 +56,13 @@ const MARK_ACCEPTED_SQL = `
   WITH accepted AS (
     UPDATE orders SET send_state = 'accepted', provider_message_id = $2, created_at = $3, updated_at = $3
     WHERE id = $1 AND send_state = 'sending'
-    RETURNING id, merchant_id
+    RETURNING id, merchant_id, mode
+  ), inserted AS (
+    INSERT INTO order_events (id, merchant_id, order_id, type, payload, created_at)
+    SELECT $4, accepted.merchant_id, accepted.id, 'order.created', $5::json, $3 FROM accepted
+    RETURNING id
   )
-  INSERT INTO order_events (id, merchant_id, order_id, type, payload, created_at)
-  SELECT $4, accepted.merchant_id, accepted.id, 'order.created', $5::json, $3 FROM accepted
-  RETURNING merchant_id`;
+  SELECT accepted.merchant_id, accepted.mode FROM accepted, inserted`;
 
 const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 /** Builds toOrderView's shape in SQL (numeric → JSON number keeps the stored decimal digits). */
@@ -164,11 +168,12 @@ export class OrderRepository {
     const order: OrderView = { ...draft, createdAt: now.toISOString(), updatedAt: now.toISOString() };
     const envelope = eventEnvelope("order.created", now, order);
     const eventId = newId();
-    const { rows } = await this.pool.query<{ merchant_id: string }>(MARK_ACCEPTED_SQL, [
+    const { rows } = await this.pool.query<{ merchant_id: string; mode: MerchantScope["mode"] }>(MARK_ACCEPTED_SQL, [
       order.id, providerMessageId, now, eventId, JSON.stringify(envelope),
     ]);
     if (rows.length === 0) return null;
-    return { order, event: { id: eventId, merchantId: rows[0].merchant_id, orderId: order.id, envelope } };
+    const { merchant_id: merchantId, mode } = rows[0];
+    return { order, event: { id: eventId, merchantId, mode, orderId: order.id, envelope } };
   }
 
   /**
@@ -230,19 +235,9 @@ export class OrderRepository {
   }
 
   async list(scope: MerchantScope, filter: OrderFilter, limit: number, after: OrderCursor | null): Promise<OrderRecord[]> {
-    const where: Prisma.OrderWhereInput = {
-      merchantId: scope.merchantId,
-      mode: scope.mode,
-      sendState: { not: "sending" },
-    };
-    if (filter.statuses?.length) where.status = { in: filter.statuses };
-    if (filter.externalOrderId) where.externalOrderId = filter.externalOrderId;
-    if (filter.customerPhone) where.customerPhone = filter.customerPhone;
-    const createdAt: Prisma.DateTimeFilter = {};
-    if (filter.createdFrom) createdAt.gte = filter.createdFrom;
-    if (filter.createdTo) createdAt.lt = filter.createdTo;
+    const where = filterWhere(scope, filter);
     const and: Prisma.OrderWhereInput[] = [];
-    if (Object.keys(createdAt).length) and.push({ createdAt });
+    if (filter.createdFrom || filter.createdTo) and.push({ createdAt: createdAtRange(filter) });
     if (after) {
       // The redundant `createdAt <= cursor` bounds the index scan; the OR alone would filter every newer row.
       and.push({ createdAt: { lte: after.createdAt } });
@@ -255,6 +250,13 @@ export class OrderRepository {
       take: limit,
       include: withItems,
     });
+  }
+
+  /** How many visible orders of the scope match `filter` (all pages; GraphQL's totalCount). */
+  async count(scope: MerchantScope, filter: OrderFilter): Promise<number> {
+    const where = filterWhere(scope, filter);
+    if (filter.createdFrom || filter.createdTo) where.createdAt = createdAtRange(filter);
+    return this.prisma.order.count({ where });
   }
 
   /**
@@ -306,14 +308,39 @@ export class OrderRepository {
   }
 
   async eventsOf(orderId: string): Promise<StoredEvent[]> {
-    const rows = await this.prisma.orderEvent.findMany({ where: { orderId }, orderBy: { sequence: "asc" } });
+    const rows = await this.prisma.orderEvent.findMany({
+      where: { orderId },
+      orderBy: { sequence: "asc" },
+      include: { order: { select: { mode: true } } },
+    });
     return rows.map((row) => ({
       id: row.id,
       merchantId: row.merchantId,
+      mode: row.order.mode,
       orderId: row.orderId,
       envelope: row.payload as unknown as OrderEventEnvelope,
     }));
   }
+}
+
+/** The list's conditions without its cursor: the caller's visible orders matching `filter`. */
+function filterWhere(scope: MerchantScope, filter: OrderFilter): Prisma.OrderWhereInput {
+  const where: Prisma.OrderWhereInput = {
+    merchantId: scope.merchantId,
+    mode: scope.mode,
+    sendState: { not: "sending" },
+  };
+  if (filter.statuses?.length) where.status = { in: filter.statuses };
+  if (filter.externalOrderId) where.externalOrderId = filter.externalOrderId;
+  if (filter.customerPhone) where.customerPhone = filter.customerPhone;
+  return where;
+}
+
+function createdAtRange(filter: OrderFilter): Prisma.DateTimeFilter {
+  const createdAt: Prisma.DateTimeFilter = {};
+  if (filter.createdFrom) createdAt.gte = filter.createdFrom;
+  if (filter.createdTo) createdAt.lt = filter.createdTo;
+  return createdAt;
 }
 
 function changeData(change: StateChange): Prisma.OrderUpdateInput {
@@ -347,7 +374,7 @@ async function insertEvent(
       createdAt: now,
     },
   });
-  return { id, merchantId: record.merchantId, orderId: record.id, envelope };
+  return { id, merchantId: record.merchantId, mode: record.mode, orderId: record.id, envelope };
 }
 
 /**

@@ -132,6 +132,11 @@ export class OrderService {
     };
   }
 
+  /** How many orders match `filter` across all pages (GraphQL's totalCount). */
+  async count(scope: MerchantScope, filter: OrderFilter): Promise<number> {
+    return this.orders.count(scope, filter);
+  }
+
   /** DELETE: pending → canceled (+ order.canceled); canceled stays as is; confirmed/failed → 409. */
   async cancel(scope: MerchantScope, id: string): Promise<OrderView> {
     return this.settle(await this.transition(id, scope, decideMerchantCancel));

@@ -1,0 +1,299 @@
+import type pg from "pg";
+import type { Prisma, PrismaClient } from "../../generated/prisma/client.ts";
+import { newId } from "../ids.ts";
+import type { OrderCursor } from "../orders/order-cursor.ts";
+import type { MerchantScope } from "../orders/order.repository.ts";
+import type { AttemptResult } from "./webhook-retry-policy.ts";
+
+/**
+ * Webhook deliveries and their attempt log. The dispatcher's statements (fan-out, claim, outcome) are plain SQL
+ * on `pg`: they lock with SKIP LOCKED, which Prisma cannot express, and they run on every wake-up. The delivery
+ * log API reads through Prisma.
+ */
+export type DeliveryStatus = "pending" | "succeeded" | "dead";
+
+/** A delivery claimed for one attempt, with everything the attempt needs (no further reads). */
+export interface ClaimedDelivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  eventCreatedAt: Date;
+  orderId: string;
+  endpointId: string;
+  url: string;
+  /** The current secret first, then the previous one while it still signs. */
+  secrets: string[];
+  /** The outbox payload's text: the bytes to send and sign. */
+  body: string;
+  /** Attempts made before this one. */
+  attemptCount: number;
+  maxAttempts: number;
+  /** Identifies this claim: the outcome is written only while the lease is still ours. */
+  leaseUntil: Date;
+}
+
+export interface AttemptOutcome {
+  status: DeliveryStatus;
+  /** For `pending`: when the next attempt is due, from the database's clock. */
+  retryInMs: number | null;
+  /** Set when the endpoint must be disabled (410 Gone). */
+  disableEndpoint: string | null;
+}
+
+export interface DeliveryFilter {
+  endpointId?: string;
+  orderId?: string;
+  statuses?: DeliveryStatus[];
+}
+
+export type DeliveryRecord = Prisma.WebhookDeliveryGetPayload<{ include: { attempts: true } }>;
+
+const withAttempts = { attempts: { orderBy: [{ attemptedAt: "asc" as const }, { id: "asc" as const }] } };
+
+/** A time-ordered UUID (v7) in SQL, like `newId()`: delivery ids keep landing at the right edge of their indexes. */
+const UUID_V7_SQL = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
+  placing substring(int8send(floor(extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6),
+  52, 1), 53, 1), 'hex')::uuid`;
+
+/**
+ * Fan-out, in one statement (so one round trip, and no transaction held open across several on the embedded
+ * engine): claims up to $1 undispatched outbox events, oldest first, marks them dispatched, and inserts one
+ * pending delivery per enabled endpoint of the event's merchant and mode that wants its type. An event waits
+ * while an earlier event of its order is still undispatched (locked by another instance's fan-out, say):
+ * otherwise its delivery could exist, and go out, before the earlier one's.
+ */
+const FAN_OUT_SQL = `
+  WITH claimed AS (
+    SELECT e.id, e.merchant_id, e.order_id, e.type, e.sequence, o.mode
+    FROM order_events e
+    JOIN orders o ON o.id = e.order_id
+    WHERE e.dispatched_at IS NULL
+      AND NOT EXISTS (
+        SELECT 1 FROM order_events earlier
+        WHERE earlier.order_id = e.order_id AND earlier.dispatched_at IS NULL AND earlier.sequence < e.sequence)
+    ORDER BY e.sequence
+    LIMIT $1
+    FOR UPDATE OF e SKIP LOCKED
+  ), marked AS (
+    UPDATE order_events SET dispatched_at = now() FROM claimed WHERE order_events.id = claimed.id
+    RETURNING order_events.id
+  ), inserted AS (
+    INSERT INTO webhook_deliveries (id, merchant_id, mode, endpoint_id, event_id, event_type, event_sequence, order_id,
+      status, attempt_count, max_attempts, next_attempt_at, created_at, updated_at)
+    SELECT ${UUID_V7_SQL}, c.merchant_id, c.mode, ep.id, c.id, c.type, c.sequence, c.order_id,
+      'pending', 0, $2, now(), now(), now()
+    FROM claimed c
+    JOIN webhook_endpoints ep
+      ON ep.merchant_id = c.merchant_id AND ep.mode = c.mode AND ep.enabled AND c.type = ANY(ep.events)
+    ORDER BY c.sequence
+    ON CONFLICT (endpoint_id, event_id) DO NOTHING
+    RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM marked)::int AS events, (SELECT count(*) FROM inserted)::int AS deliveries`;
+
+/**
+ * Claims due deliveries for one attempt each, in one statement: rows locked with SKIP LOCKED and leased in the
+ * same UPDATE, so several instances on one database never take the same delivery; an expired lease (a crashed
+ * instance) makes it claimable again. A delivery waits while an earlier event of its order is still pending
+ * for the same endpoint (SPEC §4 ordering).
+ *
+ * Its cost follows the endpoints that have work, not the backlog: a loose index scan finds each endpoint with
+ * pending deliveries (one index probe each), then takes at most that endpoint's free slots from the front of its
+ * own due queue. One endpoint's backlog of thousands (a receiver that is down) therefore costs as much as a
+ * backlog of one, and can never crowd the other endpoints out of a batch.
+ */
+const CLAIM_DUE_SQL = `
+  WITH RECURSIVE endpoints_with_work AS (
+    (SELECT endpoint_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT d.endpoint_id FROM webhook_deliveries d
+            WHERE d.status = 'pending' AND d.endpoint_id > w.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
+    FROM endpoints_with_work w WHERE w.endpoint_id IS NOT NULL
+  ), busy AS (
+    SELECT * FROM unnest($1::uuid[], $2::int[]) AS b(endpoint_id, in_flight)
+  ), candidates AS (
+    SELECT c.id
+    FROM endpoints_with_work w
+    JOIN webhook_endpoints ep ON ep.id = w.endpoint_id AND ep.enabled
+    LEFT JOIN busy ON busy.endpoint_id = w.endpoint_id
+    CROSS JOIN LATERAL (
+      SELECT d.id
+      FROM webhook_deliveries d
+      WHERE d.status = 'pending' AND d.endpoint_id = w.endpoint_id AND d.next_attempt_at <= now()
+        AND (d.lease_until IS NULL OR d.lease_until <= now())
+        AND NOT EXISTS (
+          SELECT 1 FROM webhook_deliveries earlier
+          WHERE earlier.endpoint_id = d.endpoint_id AND earlier.order_id = d.order_id
+            AND earlier.status = 'pending' AND earlier.event_sequence < d.event_sequence)
+      ORDER BY d.next_attempt_at, d.event_sequence
+      LIMIT greatest($3 - coalesce(busy.in_flight, 0), 0)
+    ) c
+  ), picked AS (
+    -- "= ANY(ARRAY(…))": primary-key probes for the few candidates (a join makes the planner scan the table).
+    SELECT d.id
+    FROM webhook_deliveries d
+    WHERE d.id = ANY(ARRAY(SELECT id FROM candidates))
+      -- Re-checked on the locked row: another instance may have claimed or finished it meanwhile.
+      AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= now())
+    ORDER BY d.next_attempt_at, d.event_sequence
+    LIMIT $4
+    FOR UPDATE OF d SKIP LOCKED
+  )
+  UPDATE webhook_deliveries d
+  SET lease_until = now() + $5::float8 * interval '1 millisecond', updated_at = now()
+  FROM order_events e, webhook_endpoints ep
+  WHERE d.id = ANY(ARRAY(SELECT id FROM picked)) AND e.id = d.event_id AND ep.id = d.endpoint_id
+  RETURNING d.id, d.event_id, d.event_type, e.created_at AS event_created_at, d.order_id, d.endpoint_id, ep.url,
+    ep.secret, CASE WHEN ep.previous_secret_expires_at > now() THEN ep.previous_secret END AS previous_secret,
+    e.payload::text AS body, d.attempt_count, d.max_attempts, d.lease_until`;
+
+/**
+ * One attempt's outcome, atomically: the attempt logged, the delivery moved on and its lease released, and on
+ * 410 the endpoint disabled. The delivery changes only while the lease is still this claim's (a claim that
+ * outlived its lease lost it to another instance, whose outcome counts); the attempt is logged either way.
+ */
+const RECORD_ATTEMPT_SQL = `
+  WITH updated AS (
+    UPDATE webhook_deliveries
+    SET attempt_count = attempt_count + 1, status = $3::text::"WebhookDeliveryStatus",
+      next_attempt_at = CASE WHEN $3::text = 'pending' THEN now() + $4::float8 * interval '1 millisecond' END,
+      lease_until = NULL, updated_at = now()
+    WHERE id = $1 AND lease_until = $2
+    RETURNING id, endpoint_id
+  ), attempt AS (
+    INSERT INTO webhook_attempts (id, delivery_id, attempted_at, status_code, duration_ms, error)
+    -- Unless the endpoint (and so its deliveries) was deleted during the attempt.
+    SELECT $5, $1, $6, $7, $8, $9 WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = $1)
+  ), disabled AS (
+    UPDATE webhook_endpoints SET enabled = false, disabled_reason = $10::text, updated_at = now()
+    WHERE $10::text IS NOT NULL AND enabled AND id = (SELECT endpoint_id FROM updated)
+  )
+  SELECT count(*)::int AS updated FROM updated`;
+
+/** A manual retry: a pending delivery becomes due now; a finished one pending again with exactly one attempt more. */
+const RETRY_SQL = `
+  UPDATE webhook_deliveries
+  SET max_attempts = CASE WHEN status = 'pending' THEN max_attempts ELSE attempt_count + 1 END,
+    status = 'pending', next_attempt_at = now(), updated_at = now()
+  WHERE id = $1 AND merchant_id = $2 AND mode = $3::"KeyMode"
+  RETURNING id`;
+
+interface ClaimedDeliveryRow {
+  id: string;
+  event_id: string;
+  event_type: string;
+  event_created_at: Date;
+  order_id: string;
+  endpoint_id: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  body: string;
+  attempt_count: number;
+  max_attempts: number;
+  lease_until: Date;
+}
+
+export class WebhookDeliveryRepository {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly pool: pg.Pool,
+  ) {}
+
+  /**
+   * Turns up to `limit` undispatched outbox events into one pending delivery per enabled endpoint of the same
+   * merchant and mode that wants the event, and marks them dispatched, atomically. Returns how many events it
+   * took (0: nothing left that it may take).
+   */
+  async fanOut(limit: number, maxAttempts: number): Promise<{ events: number; deliveries: number }> {
+    const { rows } = await this.pool.query<{ events: number; deliveries: number }>(FAN_OUT_SQL, [limit, maxAttempts]);
+    return rows[0];
+  }
+
+  /**
+   * Claims up to `limit` due deliveries, at most `perEndpoint` in flight per endpoint counting `inFlight` (this
+   * instance's attempts under way), each leased for `leaseMs`.
+   */
+  async claimDue(limit: number, perEndpoint: number, inFlight: ReadonlyMap<string, number>, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const busy = [...inFlight].filter(([, count]) => count > 0);
+    const { rows } = await this.pool.query<ClaimedDeliveryRow>(CLAIM_DUE_SQL, [
+      busy.map(([endpointId]) => endpointId),
+      busy.map(([, count]) => count),
+      perEndpoint,
+      limit,
+      leaseMs,
+    ]);
+    return rows.map((row) => ({
+      id: row.id,
+      eventId: row.event_id,
+      eventType: row.event_type,
+      eventCreatedAt: row.event_created_at,
+      orderId: row.order_id,
+      endpointId: row.endpoint_id,
+      url: row.url,
+      secrets: row.previous_secret ? [row.secret, row.previous_secret] : [row.secret],
+      body: row.body,
+      attemptCount: row.attempt_count,
+      maxAttempts: row.max_attempts,
+      leaseUntil: row.lease_until,
+    }));
+  }
+
+  /** Logs the attempt and applies its outcome; false when the lease had already passed to another claim. */
+  async recordAttempt(claim: ClaimedDelivery, attemptedAt: Date, result: AttemptResult, outcome: AttemptOutcome): Promise<boolean> {
+    const { rows } = await this.pool.query<{ updated: number }>(RECORD_ATTEMPT_SQL, [
+      claim.id,
+      claim.leaseUntil,
+      outcome.status,
+      outcome.retryInMs ?? 0,
+      newId(),
+      attemptedAt,
+      result.statusCode,
+      result.durationMs,
+      result.error,
+      outcome.disableEndpoint,
+    ]);
+    return rows[0]?.updated === 1;
+  }
+
+  /** An attempt abandoned at shutdown: claimable again at once (by a restart or another instance), nothing logged. */
+  async releaseLease(claim: ClaimedDelivery): Promise<void> {
+    await this.pool.query("UPDATE webhook_deliveries SET lease_until = NULL WHERE id = $1 AND lease_until = $2", [
+      claim.id,
+      claim.leaseUntil,
+    ]);
+  }
+
+  async list(scope: MerchantScope, filter: DeliveryFilter, limit: number, after: OrderCursor | null): Promise<DeliveryRecord[]> {
+    const where: Prisma.WebhookDeliveryWhereInput = { merchantId: scope.merchantId, mode: scope.mode };
+    if (filter.endpointId) where.endpointId = filter.endpointId;
+    if (filter.orderId) where.orderId = filter.orderId;
+    if (filter.statuses?.length) where.status = { in: filter.statuses };
+    if (after) {
+      // As for orders: the redundant bound keeps the index scan short.
+      where.AND = [
+        { createdAt: { lte: after.createdAt } },
+        { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] },
+      ];
+    }
+    return this.prisma.webhookDelivery.findMany({
+      where,
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: limit,
+      include: withAttempts,
+    });
+  }
+
+  async find(scope: MerchantScope, id: string): Promise<DeliveryRecord | null> {
+    return this.prisma.webhookDelivery.findFirst({
+      where: { id, merchantId: scope.merchantId, mode: scope.mode },
+      include: withAttempts,
+    });
+  }
+
+  /** Null when the delivery is not the caller's. */
+  async retry(scope: MerchantScope, id: string): Promise<DeliveryRecord | null> {
+    const { rowCount } = await this.pool.query(RETRY_SQL, [id, scope.merchantId, scope.mode]);
+    return rowCount ? this.find(scope, id) : null;
+  }
+}

@@ -1,0 +1,150 @@
+import { GraphQLError, type GraphQLFormattedError } from "graphql";
+import { ApolloServerErrorCode, unwrapResolverError } from "@apollo/server/errors";
+import {
+  DomainError,
+  DuplicateExternalOrderIdError,
+  NotFoundError,
+  OrderNotPendingError,
+  ProviderRejectedError,
+  ProviderUnavailableError,
+  UnauthorizedError,
+  ValidationError,
+  type FieldProblem,
+} from "../domain/errors.ts";
+import { LIST_SEPARATOR, translate, type Language } from "../i18n/messages.ts";
+import type { UserError } from "../generated/graphql.ts";
+
+/**
+ * The one place where errors become GraphQL answers (the counterpart of src/http/error-mapper.ts):
+ *
+ * - business outcomes of mutations become `userErrors` with the REST error codes (Shopify's convention:
+ *   the top-level `errors` are for client and server errors);
+ * - a missing or invalid key is a top-level `UNAUTHENTICATED` error with HTTP 401;
+ * - a bad argument of a query is a top-level `BAD_USER_INPUT` error naming the argument;
+ * - anything unexpected is `INTERNAL_SERVER_ERROR` with a generic message and the request id, never a stack
+ *   or the original message.
+ *
+ * Every message is localised (en, ar) like REST's.
+ */
+
+/** Codes of top-level errors that this service raises itself (Apollo adds its own parse/validation codes). */
+export const GraphQLErrorCode = {
+  UNAUTHENTICATED: "UNAUTHENTICATED",
+  BAD_USER_INPUT: ApolloServerErrorCode.BAD_USER_INPUT,
+  RATE_LIMITED: "RATE_LIMITED",
+  INTERNAL_SERVER_ERROR: ApolloServerErrorCode.INTERNAL_SERVER_ERROR,
+} as const;
+
+/** `items[0].quantity` → `["items", "0", "quantity"]`, under `root` (e.g. `["input"]`). */
+export function fieldPath(field: string, root: readonly string[] = []): string[] {
+  const parts = field.split(/\.|\[(\d+)\]/).filter((part): part is string => Boolean(part));
+  return [...root, ...parts];
+}
+
+function problemMessage(problem: FieldProblem, language: Language): string {
+  return `${problem.field} ${translate(problem.key, language, problem.params)}`;
+}
+
+/**
+ * A mutation's expected failure as `userErrors`, or null when `error` is not a business outcome (the caller
+ * then rethrows it). `inputRoot` is where the fields named by a validation problem live (`["input"]`).
+ */
+export function toUserErrors(error: unknown, language: Language, inputRoot: readonly string[] = []): UserError[] | null {
+  if (!(error instanceof DomainError)) return null;
+  const userError = (message: string, field: string[] | null = null, errorCode: number | null = null): UserError => ({
+    code: error.code,
+    message,
+    field,
+    errorCode,
+  });
+  if (error instanceof ValidationError) {
+    return error.problems.map((problem) =>
+      userError(problemMessage(problem, language), fieldPath(problem.field, inputRoot)),
+    );
+  }
+  if (error instanceof DuplicateExternalOrderIdError) {
+    const message = translate("error.DUPLICATE_EXTERNAL_ORDER_ID", language, { externalOrderId: error.externalOrderId });
+    return [userError(message, [...inputRoot, "externalOrderId"])];
+  }
+  if (error instanceof ProviderRejectedError) {
+    const message = translate("error.PROVIDER_REJECTED", language, { failureReason: error.failureReason });
+    return [userError(message, null, error.errorCode)];
+  }
+  if (error instanceof ProviderUnavailableError) {
+    const message = translate(`error.PROVIDER_UNAVAILABLE.${error.reason}`, language, { failureReason: error.failureReason });
+    return [userError(message, null, error.errorCode)];
+  }
+  if (error instanceof NotFoundError) return [userError(translate("error.NOT_FOUND", language), ["id"])];
+  if (error instanceof OrderNotPendingError) {
+    return [userError(translate("error.ORDER_NOT_PENDING", language, { status: error.status }), ["id"])];
+  }
+  return null;
+}
+
+/** The top-level error for a caller without a valid key: HTTP 401, `extensions.code: UNAUTHENTICATED`. */
+export function unauthenticatedError(error: UnauthorizedError | null, language: Language): GraphQLError {
+  const reason = error?.reason ?? "missing";
+  return new GraphQLError(translate(`error.UNAUTHORIZED.${reason}`, language), {
+    extensions: { code: GraphQLErrorCode.UNAUTHENTICATED, http: { status: 401 } },
+  });
+}
+
+/**
+ * A query argument out of bounds: one `BAD_USER_INPUT` error listing every problem, each with the path of its
+ * argument (`["first"]`, `["filter", "createdFrom"]`), like REST's `details`.
+ */
+export function badUserInputError(problems: FieldProblem[], language: Language): GraphQLError {
+  const details = problems.map((problem) => ({
+    field: fieldPath(problem.field),
+    message: translate(problem.key, language, problem.params),
+  }));
+  const summary = problems.map((problem) => problemMessage(problem, language)).join(LIST_SEPARATOR[language]);
+  return new GraphQLError(translate("error.VALIDATION_ERROR", language, { details: summary }), {
+    extensions: { code: GraphQLErrorCode.BAD_USER_INPUT, details },
+  });
+}
+
+/** The rate limiter's refusal as a GraphQL response body (sent with 429 and Retry-After). */
+export function rateLimitedBody(retryAfterSeconds: number, language: Language) {
+  return {
+    errors: [
+      {
+        message: translate("error.RATE_LIMITED", language, { seconds: retryAfterSeconds }),
+        extensions: { code: GraphQLErrorCode.RATE_LIMITED, retryAfter: retryAfterSeconds },
+      },
+    ],
+  };
+}
+
+/** An error thrown by a resolver, as the client sees it: our own GraphQLErrors pass, the rest is masked. */
+export function toGraphQLError(error: unknown, language: Language, requestId: string): GraphQLError {
+  if (error instanceof GraphQLError) return error;
+  if (error instanceof UnauthorizedError) return unauthenticatedError(error, language);
+  if (error instanceof ValidationError) return badUserInputError(error.problems, language);
+  return internalError(language, requestId, error);
+}
+
+/** A bug, as the client sees it: a generic localised message and the request id; the cause is kept for the log. */
+export function internalError(language: Language, requestId: string, cause?: unknown): GraphQLError {
+  return new GraphQLError(translate("error.INTERNAL_ERROR", language, { requestId }), {
+    originalError: cause instanceof Error ? cause : undefined,
+    extensions: { code: GraphQLErrorCode.INTERNAL_SERVER_ERROR, ...(requestId ? { requestId } : {}) },
+  });
+}
+
+/**
+ * Apollo's formatError, the last line: parse and validation errors and our own errors pass unchanged; an error
+ * that escaped the resolvers' mapping (a bug) loses its message, so no internal detail ever reaches a client.
+ * Stack traces are never included (includeStacktraceInErrorResponses is off).
+ */
+export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  if (formatted.extensions?.code !== GraphQLErrorCode.INTERNAL_SERVER_ERROR) return formatted;
+  const original = unwrapResolverError(error);
+  if (original instanceof GraphQLError && original.extensions?.requestId) return formatted;
+  return {
+    message: "An unexpected error occurred",
+    ...(formatted.locations ? { locations: formatted.locations } : {}),
+    ...(formatted.path ? { path: formatted.path } : {}),
+    extensions: { code: GraphQLErrorCode.INTERNAL_SERVER_ERROR },
+  };
+}

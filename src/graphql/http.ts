@@ -1,0 +1,144 @@
+import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
+import { fastifyApolloHandler } from "@as-integrations/fastify";
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+  ApolloServerPluginSchemaReportingDisabled,
+  ApolloServerPluginUsageReportingDisabled,
+} from "@apollo/server/plugin/disabled";
+import { ApolloServerPluginLandingPageLocalDefault } from "@apollo/server/plugin/landingPage/default";
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { Logger } from "pino";
+import { GraphQLError, Kind, type OperationDefinitionNode } from "graphql";
+import type { AppServices } from "../app.ts";
+import type { Config } from "../config.ts";
+import { UnauthorizedError } from "../domain/errors.ts";
+import { headerValue } from "../http/auth.ts";
+import { mapErrorToHttp, RateLimitedError } from "../http/error-mapper.ts";
+import { createGraphQLContext, type GraphQLContext } from "./context.ts";
+import { formatGraphQLError, rateLimitedBody, unauthenticatedError } from "./error-mapper.ts";
+import { costLimitRule, depthLimitRule } from "./hardening.ts";
+import { createGraphQLSchema } from "./schema.ts";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** /graphql only: why the X-API-Key was refused, reported once an operation touches data. */
+    graphqlAuthError?: UnauthorizedError | null;
+  }
+}
+
+export const GRAPHQL_PATH = "/graphql";
+
+/**
+ * Apollo Server at POST/GET /graphql on the service's Fastify instance (SPEC §6), with the REST API's key
+ * authentication and per-key rate limit.
+ *
+ * Authentication happens in the request, but refusal in the operation: a request without a valid key still
+ * reaches Apollo, and any operation that selects a data field (anything but `__typename` and introspection)
+ * is answered 401 with a single `UNAUTHENTICATED` error and no data. That keeps GraphQL-over-HTTP semantics
+ * (content negotiation, 400 for bad documents, CSRF and batching refusals) for every client, the audits'
+ * key-less requests included, and never runs a resolver without a caller.
+ */
+export async function graphqlRoutes(services: AppServices, config: Config, logger: Logger): Promise<FastifyPluginAsync> {
+  const apollo = new ApolloServer<GraphQLContext>({
+    schema: createGraphQLSchema(services),
+    introspection: !config.production,
+    // Field suggestions ("Did you mean …?") would describe the schema to whoever probes it.
+    hideSchemaDetailsFromClientErrors: config.production,
+    includeStacktraceInErrorResponses: false,
+    formatError: formatGraphQLError,
+    validationRules: [depthLimitRule(), costLimitRule()],
+    // Both are Apollo's defaults, stated because tests rely on them: no array bodies, no simple requests.
+    allowBatchedHttpRequests: false,
+    csrfPrevention: true,
+    // The app closes Apollo itself (Fastify onClose), after the HTTP server stopped, before the database.
+    stopOnTerminationSignals: false,
+    plugins: [
+      requestChecks(logger),
+      config.production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ footer: false }),
+      // Nothing reports to Apollo's cloud. Cache hints are unused (responses are per merchant and private), and the
+      // cache-control plugin Apollo installs by default hooks every field resolution: off, for throughput.
+      ApolloServerPluginUsageReportingDisabled(),
+      ApolloServerPluginSchemaReportingDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+      // Federation tracing (installed by default, active only for subgraphs, still called on every request).
+      ApolloServerPluginInlineTraceDisabled(),
+    ],
+  });
+  await apollo.start();
+
+  const handler = fastifyApolloHandler(apollo, {
+    context: async (request: FastifyRequest) =>
+      createGraphQLContext(services, request.caller, request.language, {
+        authError: request.graphqlAuthError ?? null,
+        requestId: request.id,
+      }),
+  });
+
+  return async (app: FastifyInstance) => {
+    app.addHook("onClose", () => apollo.stop());
+    app.decorateRequest("graphqlAuthError", null);
+    // Before the rate limiter (a route-level hook): a valid key makes the limit count per key, like REST.
+    app.addHook("onRequest", async (request) => {
+      const key = headerValue(request, "x-api-key");
+      try {
+        request.caller = await services.merchantService.authenticate(key);
+      } catch (error) {
+        if (!(error instanceof UnauthorizedError)) throw error;
+        request.graphqlAuthError = error;
+      }
+    });
+    // Errors before Apollo (rate limit, body too large, not JSON, unparsable JSON) in GraphQL's response shape.
+    app.setErrorHandler((error, request, reply) => {
+      if (error instanceof RateLimitedError) {
+        return reply
+          .code(429)
+          .header("retry-after", String(error.retryAfterSeconds))
+          .send(rateLimitedBody(error.retryAfterSeconds, request.language));
+      }
+      const mapped = mapErrorToHttp(error, request.language, request.id);
+      if (mapped.unexpected) request.log.error({ err: error }, "unexpected error");
+      const code = mapped.statusCode === 400 ? "BAD_REQUEST" : String(mapped.body.error ?? "INTERNAL_SERVER_ERROR");
+      return reply
+        .code(mapped.statusCode)
+        .send({ errors: [{ message: mapped.body.message, extensions: { code: code === "INTERNAL_ERROR" ? "INTERNAL_SERVER_ERROR" : code } }] });
+    });
+    app.route({
+      method: ["GET", "POST", "OPTIONS"],
+      url: GRAPHQL_PATH,
+      // Not part of the REST OpenAPI document: GraphQL describes itself (schema.graphql, introspection).
+      schema: { hide: true },
+      handler,
+    });
+  };
+}
+
+/**
+ * Our per-request checks, in one plugin (Apollo calls every plugin on every request):
+ *
+ * - an operation that selects any data field needs a valid key: without one, the whole request is answered
+ *   401 `UNAUTHENTICATED` before execution (no partial data); `{ __typename }` and introspection need none;
+ * - bugs reach the log with their cause and the request id; the client only ever sees the masked message.
+ */
+function requestChecks(logger: Logger): ApolloServerPlugin<GraphQLContext> {
+  const listener = {
+    async didResolveOperation({ operation, contextValue }: { operation?: OperationDefinitionNode; contextValue: GraphQLContext }) {
+      if (contextValue.caller || !operation) return;
+      const touchesData = operation.selectionSet.selections.some(
+        (selection) => selection.kind !== Kind.FIELD || !selection.name.value.startsWith("__"),
+      );
+      if (touchesData) throw unauthenticatedError(contextValue.authError, contextValue.language);
+    },
+    async didEncounterErrors({ errors, contextValue }: { errors: readonly GraphQLError[]; contextValue: GraphQLContext }) {
+      for (const error of errors) {
+        let cause: unknown = error;
+        while (cause instanceof GraphQLError && cause.originalError) cause = cause.originalError;
+        if (error.extensions?.code === "INTERNAL_SERVER_ERROR" && !(cause instanceof GraphQLError)) {
+          logger.error({ err: cause, requestId: contextValue.requestId, path: error.path }, "unexpected GraphQL error");
+        }
+      }
+    },
+  };
+  return { requestDidStart: async () => listener };
+}

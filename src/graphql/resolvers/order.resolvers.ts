@@ -1,0 +1,143 @@
+import { z } from "zod";
+import type { AppServices } from "../../app.ts";
+import { ValidationError, type FieldProblem } from "../../domain/errors.ts";
+import type { Caller } from "../../domain/merchants/merchant.service.ts";
+import { decodeCursor, encodeCursor } from "../../domain/orders/order-cursor.ts";
+import { createOrderInput, MAX_PAGE_SIZE, type OrderFilter as DomainFilter } from "../../domain/orders/order.schemas.ts";
+import { problemFromIssue } from "../../i18n/zod-issues.ts";
+import type {
+  CancelOrderPayload,
+  CreateOrderPayload,
+  MutationResolvers,
+  OrderConnectionResolvers,
+  OrderFilter,
+  QueryResolvers,
+} from "../../generated/graphql.ts";
+import type { GraphQLContext } from "../context.ts";
+import { toGraphQLError, toUserErrors, unauthenticatedError } from "../error-mapper.ts";
+import { toDomainStatus, toGraphQLOrder, type OrderConnectionSource } from "../order-mapper.ts";
+
+/**
+ * Queries and mutations on orders. Thin: each one checks the caller, shapes its arguments and calls
+ * OrderService, where every business rule lives (the same calls REST makes).
+ */
+export function orderResolvers(services: AppServices) {
+  const { orderService } = services;
+
+  const Query: QueryResolvers = {
+    order: (_parent, { id }, context) =>
+      guard(context, async () => {
+        const order = await context.orderLoader.load(id);
+        return order ? toGraphQLOrder(order) : null;
+      }),
+
+    orders: (_parent, { first, after, filter }, context) =>
+      guard(context, async (caller) => {
+        const { limit, domainFilter } = pageArguments(first, after, filter);
+        const page = await orderService.list(caller, domainFilter, { limit, cursor: after });
+        const edges = page.orders.map((order) => ({
+          cursor: encodeCursor({ createdAt: new Date(order.createdAt), id: order.id }),
+          node: toGraphQLOrder(order),
+        }));
+        const connection: OrderConnectionSource = {
+          edges,
+          pageInfo: {
+            hasNextPage: page.hasMore,
+            hasPreviousPage: false,
+            startCursor: edges[0]?.cursor ?? null,
+            endCursor: edges.at(-1)?.cursor ?? null,
+          },
+          countAll: () => orderService.count(caller, domainFilter),
+        };
+        return connection;
+      }),
+  };
+
+  const OrderConnection: OrderConnectionResolvers = {
+    totalCount: (connection, _args, context) => guard(context, () => connection.countAll()),
+  };
+
+  const Mutation: MutationResolvers = {
+    createOrder: (_parent, { input }, context) =>
+      guard(context, async (caller): Promise<CreateOrderPayload> => {
+        try {
+          const parsed = createOrderInput.safeParse(withoutNulls(input), { reportInput: true });
+          if (!parsed.success) throw new ValidationError(parsed.error.issues.map((issue) => problemFromIssue(issue)));
+          const order = await orderService.create(caller, parsed.data, context.language);
+          return { order: toGraphQLOrder(order), userErrors: [] };
+        } catch (error) {
+          const userErrors = toUserErrors(error, context.language, ["input"]);
+          if (!userErrors) throw error;
+          // The provider's refusal stores the order failed: the payload carries it, as REST's 400 cannot.
+          const failed = (error as { order?: unknown }).order as Parameters<typeof toGraphQLOrder>[0] | undefined;
+          return { order: failed ? toGraphQLOrder(failed) : null, userErrors };
+        }
+      }),
+
+    cancelOrder: (_parent, { id }, context) =>
+      guard(context, async (caller): Promise<CancelOrderPayload> => {
+        try {
+          return { order: toGraphQLOrder(await orderService.cancel(caller, id)), userErrors: [] };
+        } catch (error) {
+          const userErrors = toUserErrors(error, context.language);
+          if (!userErrors) throw error;
+          // ORDER_NOT_PENDING: the order exists and is the caller's; show it as it is.
+          const current = userErrors[0]?.code === "ORDER_NOT_PENDING" ? await context.orderLoader.load(id) : null;
+          return { order: current ? toGraphQLOrder(current) : null, userErrors };
+        }
+      }),
+  };
+
+  return { Query, Mutation, OrderConnection };
+}
+
+/**
+ * Runs a resolver for an authenticated caller and maps whatever it throws in one place (error-mapper):
+ * UNAUTHENTICATED without a valid key, BAD_USER_INPUT for bad arguments, a masked internal error otherwise.
+ */
+async function guard<T>(context: GraphQLContext, run: (caller: Caller) => Promise<T>): Promise<T> {
+  if (!context.caller) throw unauthenticatedError(context.authError, context.language);
+  try {
+    return await run(context.caller);
+  } catch (error) {
+    throw toGraphQLError(error, context.language, context.requestId);
+  }
+}
+
+// The REST list's bounds (src/http/schemas.ts listOrdersQuery), for GraphQL's arguments.
+const filterArguments = z.object({
+  externalOrderId: z.string().min(1).max(100).optional(),
+  customerPhone: z.string().regex(/^\d{1,15}$/, { error: "i18n:format.phone" }).optional(),
+});
+
+/** `first`, `after` and `filter` checked (a ValidationError: BAD_USER_INPUT) and turned into OrderService's page and filter. */
+function pageArguments(first: number | null | undefined, after: string | null | undefined, filter: OrderFilter | null | undefined) {
+  const problems: FieldProblem[] = [];
+  const limit = first ?? undefined;
+  if (limit !== undefined && (limit < 1 || limit > MAX_PAGE_SIZE)) {
+    problems.push({ field: "first", key: limit < 1 ? "field.number.gte" : "field.number.lte", params: { min: 1, max: MAX_PAGE_SIZE } });
+  }
+  if (after && !decodeCursor(after)) problems.push({ field: "after", key: "field.format.cursor" });
+  const checked = filterArguments.safeParse(withoutNulls(filter ?? {}), { reportInput: true });
+  if (!checked.success) problems.push(...checked.error.issues.map((issue) => problemFromIssue(issue, "filter")));
+  if (problems.length) throw new ValidationError(problems);
+  const domainFilter: DomainFilter = {
+    statuses: filter?.status?.length ? filter.status.map(toDomainStatus) : undefined,
+    externalOrderId: filter?.externalOrderId ?? undefined,
+    customerPhone: filter?.customerPhone ?? undefined,
+    createdFrom: filter?.createdFrom ? new Date(filter.createdFrom) : undefined,
+    createdTo: filter?.createdTo ? new Date(filter.createdTo) : undefined,
+  };
+  return { limit, domainFilter };
+}
+
+/** GraphQL's explicit nulls as absent fields, which is what the shared zod schemas expect of optional ones. */
+function withoutNulls<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutNulls) as T;
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).filter(([, field]) => field !== null).map(([key, field]) => [key, withoutNulls(field)]),
+    ) as T;
+  }
+  return value;
+}

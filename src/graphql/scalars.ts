@@ -1,0 +1,27 @@
+import { GraphQLError, GraphQLScalarType, Kind } from "graphql";
+import { z } from "zod";
+
+const isoDateTime = z.iso.datetime({ offset: true });
+
+function parseDateTime(value: unknown): string {
+  if (typeof value === "string" && isoDateTime.safeParse(value).success) return value;
+  throw new GraphQLError("DateTime must be an ISO 8601 date-time with a time-zone offset, e.g. 2026-01-31T12:00:00Z");
+}
+
+/**
+ * ISO 8601 timestamps. Orders already carry them as UTC text with milliseconds (the REST and webhook form),
+ * so output passes through; input is checked like REST's createdFrom/createdTo (an offset is required).
+ */
+export const DateTimeScalar = new GraphQLScalarType<string, string>({
+  name: "DateTime",
+  serialize: (value) => {
+    if (typeof value === "string") return value;
+    if (value instanceof Date) return value.toISOString();
+    throw new GraphQLError("DateTime cannot represent this value");
+  },
+  parseValue: parseDateTime,
+  parseLiteral: (ast) => {
+    if (ast.kind !== Kind.STRING) throw new GraphQLError("DateTime must be a string", { nodes: ast });
+    return parseDateTime(ast.value);
+  },
+});

@@ -1,0 +1,291 @@
+import { randomUUID } from "node:crypto";
+import type { Server } from "node:http";
+import {
+  getOperationAST,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+} from "graphql";
+import { CloseCode, type Context, type SubscribePayload } from "graphql-ws";
+import { useServer, type Extra } from "graphql-ws/use/ws";
+import type { Logger } from "pino";
+import { WebSocketServer } from "ws";
+import type { AppServices } from "../../app.ts";
+import { UnauthorizedError } from "../../domain/errors.ts";
+import type { Caller } from "../../domain/merchants/merchant.service.ts";
+import { SlowConsumerError } from "../../domain/orders/live-order-events.ts";
+import { translate, type Language } from "../../i18n/messages.ts";
+import { negotiateLanguage } from "../../http/language.ts";
+import { createGraphQLContext } from "../context.ts";
+import { toGraphQLError } from "../error-mapper.ts";
+import { costLimitRule, depthLimitRule } from "../hardening.ts";
+import { onSlowSubscriber } from "./subscription.resolvers.ts";
+
+export const GRAPHQL_PATH = "/graphql";
+
+export interface SubscriptionServerOptions {
+  /** Time a new socket has to send `connection_init` (graphql-ws closes with 4408 after). */
+  connectionInitWaitTimeoutMs?: number;
+  /** Operations one socket may run at once; one more is answered with an error. */
+  maxSubscriptionsPerSocket?: number;
+  /** Largest message a client may send (a subscribe document is small). */
+  maxPayloadBytes?: number;
+  /** Server pings this often; a socket that does not answer within the same time is terminated. */
+  keepAliveMs?: number;
+  /** Each connection's key is checked again this often: a revoked key loses its sockets (4403). */
+  recheckKeysEveryMs?: number;
+  /** On close, sockets that have not finished their close handshake by then are cut. */
+  closeGraceMs?: number;
+}
+
+export interface SubscriptionServer {
+  /** Open, authenticated connections. */
+  readonly connections: number;
+  /** Closes every socket with 1001 (going away) and stops accepting new ones. */
+  close(): Promise<void>;
+}
+
+/** connection_init payload: `{ "apiKey": "ek_..." }`, optionally `language` ("en" | "ar", else Accept-Language). */
+interface ConnectionParams extends Record<string, unknown> {
+  apiKey?: unknown;
+  language?: unknown;
+}
+
+interface ConnectionState extends Record<PropertyKey, unknown> {
+  connectionId: string;
+  apiKey: string;
+  caller: Caller;
+  language: Language;
+}
+
+type SubscriptionContext = Context<ConnectionParams, Extra & Partial<ConnectionState>>;
+
+const DEFAULTS: Required<SubscriptionServerOptions> = {
+  connectionInitWaitTimeoutMs: 3_000,
+  maxSubscriptionsPerSocket: 100,
+  maxPayloadBytes: 64 * 1024,
+  keepAliveMs: 12_000,
+  recheckKeysEveryMs: 30_000,
+  closeGraceMs: 2_000,
+};
+
+/** 1013 "try again later": graphql-ws clients reconnect after it (unlike the 44xx codes). */
+const SLOW_SUBSCRIBER_CLOSE = { code: 1013, reason: "Subscriber too slow" } as const;
+const UNAUTHORIZED_CLOSE = { code: CloseCode.Unauthorized, reason: "Unauthorized" } as const;
+const FORBIDDEN_CLOSE = { code: CloseCode.Forbidden, reason: "Forbidden" } as const;
+
+/**
+ * GraphQL subscriptions over the graphql-transport-ws protocol, on the HTTP server's port and the same
+ * `/graphql` path as the HTTP endpoint (Fastify ignores `upgrade` requests; this server takes them).
+ *
+ * - Auth: `connection_init` carries `{ apiKey }`. No key: close 4401; an invalid, unknown or revoked key:
+ *   close 4403 (graphql-ws's answer when onConnect refuses). The key is checked again on every subscribe
+ *   and periodically, so a revocation also ends open sockets.
+ * - Only subscription operations: queries and mutations go over HTTP, where rate limits, idempotency keys
+ *   and the query cost limits apply.
+ * - Per socket at most `maxSubscriptionsPerSocket` operations; per subscription a bounded buffer: a client
+ *   that cannot keep up is disconnected with 1013 rather than buffered without limit.
+ */
+export function startSubscriptionServer(
+  httpServer: Server,
+  services: AppServices,
+  schema: GraphQLSchema,
+  logger: Logger,
+  options: SubscriptionServerOptions = {},
+): SubscriptionServer {
+  const settings = { ...DEFAULTS, ...options };
+  const log = logger.child({ component: "graphql-ws" });
+  const wss = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, maxPayload: settings.maxPayloadBytes });
+  const open = new Set<SubscriptionContext>();
+  // The HTTP endpoint's depth and cost limits apply here too.
+  const validationRules = [...specifiedRules, depthLimitRule(), costLimitRule()];
+
+  const documents = new DocumentCache((query) => {
+    let document: DocumentNode;
+    try {
+      document = parse(query);
+    } catch (error) {
+      if (error instanceof GraphQLError) return { errors: [error] };
+      throw error;
+    }
+    const errors = validate(schema, document, validationRules);
+    return errors.length ? { errors } : { document };
+  });
+
+  const authenticate = async (apiKey: string): Promise<Caller | null> => {
+    try {
+      return await services.merchantService.authenticate(apiKey);
+    } catch (error) {
+      if (error instanceof UnauthorizedError) return null;
+      throw error;
+    }
+  };
+
+  const refuse = (message: string, code: string, extensions: Record<string, unknown> = {}) => [
+    new GraphQLError(message, { extensions: { code, ...extensions } }),
+  ];
+
+  const formatResult = (ctx: SubscriptionContext, id: string, result: ExecutionResult) => {
+    if (!result.errors?.length) return undefined;
+    return { ...result, errors: result.errors.map((error) => formatError(ctx, id, error)) };
+  };
+
+  /** Our own and graphql-js's errors pass; anything else (a bug, the database) is masked and logged. */
+  const formatError = (ctx: SubscriptionContext, id: string, error: GraphQLError): GraphQLFormattedError => {
+    const original = error.originalError;
+    if (!original || original instanceof GraphQLError) return error.toJSON();
+    // Its socket is already closing with 1013; this error only reaches a client that is still reading.
+    if (original instanceof SlowConsumerError) return { message: original.message, extensions: { code: "SUBSCRIBER_TOO_SLOW" } };
+    const { language = "en", connectionId = "" } = ctx.extra;
+    const mapped = toGraphQLError(original, language, connectionId);
+    if (!(mapped.extensions?.code === "UNAUTHENTICATED" || mapped.extensions?.code === "BAD_USER_INPUT")) {
+      log.error({ err: original, connectionId, operationId: id }, "subscription failed");
+    }
+    return { ...mapped.toJSON(), ...(error.locations ? { locations: error.locations } : {}), ...(error.path ? { path: error.path } : {}) };
+  };
+
+  const disposable = useServer<ConnectionParams, ConnectionState>(
+    {
+      schema,
+      connectionInitWaitTimeout: settings.connectionInitWaitTimeoutMs,
+      onConnect: async (ctx) => {
+        const { apiKey, language } = ctx.connectionParams ?? {};
+        if (apiKey === undefined || apiKey === null || apiKey === "") {
+          // graphql-ws only knows "refused" (4403); a missing key is 4401, as SPEC §6 asks. The later 4403
+          // close is ignored: the socket is already closing.
+          ctx.extra.socket.close(UNAUTHORIZED_CLOSE.code, UNAUTHORIZED_CLOSE.reason);
+          return false;
+        }
+        if (typeof apiKey !== "string") return false;
+        const caller = await authenticate(apiKey);
+        if (!caller) return false;
+        const state: ConnectionState = {
+          connectionId: randomUUID(),
+          apiKey,
+          caller,
+          language: negotiateLanguage(typeof language === "string" ? language : ctx.extra.request.headers["accept-language"]),
+        };
+        Object.assign(ctx.extra, state);
+        open.add(ctx);
+        return true;
+      },
+      onClose: (ctx) => {
+        open.delete(ctx);
+      },
+      onSubscribe: async (ctx, id, payload) => {
+        const { apiKey, language = "en", connectionId = "" } = ctx.extra;
+        if (!apiKey) return refuse(translate("error.UNAUTHORIZED.missing", language), "UNAUTHENTICATED");
+        // The operation being started is already counted.
+        if (Object.keys(ctx.subscriptions).length > settings.maxSubscriptionsPerSocket) {
+          return refuse(
+            translate("error.TOO_MANY_SUBSCRIPTIONS", language, { max: settings.maxSubscriptionsPerSocket }),
+            "TOO_MANY_SUBSCRIPTIONS",
+          );
+        }
+        const caller = await authenticate(apiKey);
+        if (!caller) {
+          ctx.extra.socket.close(FORBIDDEN_CLOSE.code, FORBIDDEN_CLOSE.reason);
+          return refuse(translate("error.UNAUTHORIZED.invalid", language), "UNAUTHENTICATED");
+        }
+        const checked = documents.check(payload.query);
+        if ("errors" in checked) return checked.errors;
+        const { document } = checked;
+        const operation = getOperationAST(document, payload.operationName);
+        if (!operation) return [new GraphQLError("Unable to identify operation")];
+        if (operation.operation !== "subscription") {
+          return refuse(translate("error.WEBSOCKET_SUBSCRIPTIONS_ONLY", language), "BAD_REQUEST");
+        }
+        const contextValue = createGraphQLContext(services, caller, language, { requestId: connectionId });
+        onSlowSubscriber(contextValue, () => {
+          log.warn({ connectionId, operationId: id, merchantId: caller.merchantId }, "dropping a subscriber that cannot keep up");
+          ctx.extra.socket.close(SLOW_SUBSCRIBER_CLOSE.code, SLOW_SUBSCRIBER_CLOSE.reason);
+        });
+        return {
+          schema,
+          document,
+          operationName: payload.operationName,
+          variableValues: payload.variables ?? undefined,
+          contextValue,
+        };
+      },
+      onNext: (ctx, id, _payload: SubscribePayload, _args, result) => formatResult(ctx, id, result),
+      onError: (ctx, id, _payload, errors) => errors.map((error) => formatError(ctx, id, error)),
+    },
+    wss,
+    settings.keepAliveMs,
+  );
+
+  // A revoked key loses its sockets too (REST sees a revocation within the 5 s key cache; sockets within this).
+  const recheck = setInterval(() => {
+    for (const ctx of open) {
+      const { apiKey, socket } = ctx.extra;
+      if (!apiKey) continue;
+      authenticate(apiKey).then(
+        (caller) => {
+          if (!caller) socket.close(FORBIDDEN_CLOSE.code, FORBIDDEN_CLOSE.reason);
+        },
+        (error: unknown) => log.warn({ err: error }, "could not re-check a websocket's API key"),
+      );
+    }
+  }, settings.recheckKeysEveryMs);
+  recheck.unref();
+
+  let closing: Promise<void> | null = null;
+  return {
+    get connections() {
+      return open.size;
+    },
+    close() {
+      closing ??= (async () => {
+        clearInterval(recheck);
+        // Clients that do not answer the close handshake in time are cut, so shutdown never waits on them.
+        const cut = setTimeout(() => {
+          for (const socket of wss.clients) socket.terminate();
+        }, settings.closeGraceMs);
+        try {
+          await disposable.dispose(); // 1001 "Going away" to every socket, then waits until all are closed
+        } finally {
+          clearTimeout(cut);
+        }
+      })();
+      return closing;
+    },
+  };
+}
+
+type CheckedDocument = { document: DocumentNode } | { errors: readonly GraphQLError[] };
+
+/**
+ * Parsed and validated documents by query text (least recently used first out). Subscribers of one client
+ * application send the same few documents: thousands of subscriptions then share one AST instead of each
+ * holding its own, and validation (depth and cost included) runs once per document.
+ */
+class DocumentCache {
+  private readonly entries = new Map<string, CheckedDocument>();
+
+  constructor(
+    private readonly compile: (query: string) => CheckedDocument,
+    private readonly maxEntries = 200,
+    private readonly maxQueryLength = 8 * 1024,
+  ) {}
+
+  check(query: string): CheckedDocument {
+    const cached = this.entries.get(query);
+    if (cached) {
+      this.entries.delete(query);
+      this.entries.set(query, cached);
+      return cached;
+    }
+    const checked = this.compile(query);
+    if (query.length <= this.maxQueryLength) {
+      this.entries.set(query, checked);
+      if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    }
+    return checked;
+  }
+}
