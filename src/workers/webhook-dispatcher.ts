@@ -67,6 +67,12 @@ export class WebhookDispatcher {
   private readonly abort = new AbortController();
   private round: Promise<void> | null = null;
   private again = false;
+  /**
+   * Whether the next round must look for new outbox events. Only a committed event (the bus) or the poll (other
+   * instances' events) can bring some; an attempt finishing or a manual retry only needs a claim, and skipping
+   * the fan-out statement then saves a round trip per delivery.
+   */
+  private fanOutDue = true;
   private stopped = true;
   private unsubscribe: (() => void) | null = null;
   private poll: NodeJS.Timeout | null = null;
@@ -96,14 +102,18 @@ export class WebhookDispatcher {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.unsubscribe = this.deps.bus.subscribe(() => this.wake());
-    this.poll = setInterval(() => this.wake(), this.options.pollIntervalMs);
+    this.unsubscribe = this.deps.bus.subscribe(() => this.wake({ newEvents: true }));
+    this.poll = setInterval(() => this.wake({ newEvents: true }), this.options.pollIntervalMs);
     this.poll.unref();
-    this.wake();
+    this.wake({ newEvents: true });
   }
 
-  /** Runs a fan-out and claim round now (or right after the one under way). Cheap to call often. */
-  wake(): void {
+  /**
+   * Runs a claim round now (or right after the one under way), preceded by a fan-out when `newEvents` says
+   * outbox events may be waiting. Cheap to call often.
+   */
+  wake({ newEvents = false }: { newEvents?: boolean } = {}): void {
+    if (newEvents) this.fanOutDue = true;
     if (this.stopped) return;
     if (this.round) {
       this.again = true;
@@ -138,7 +148,10 @@ export class WebhookDispatcher {
     do {
       this.again = false;
       try {
-        await this.fanOut();
+        if (this.fanOutDue) {
+          this.fanOutDue = false;
+          await this.fanOut();
+        }
         await this.claimAndStart();
       } catch (error) {
         this.logError(error, "webhook dispatch round failed");
@@ -152,6 +165,7 @@ export class WebhookDispatcher {
       const { events } = await this.deps.deliveries.fanOut(FAN_OUT_BATCH, this.maxAttempts);
       if (events === 0) return;
     }
+    this.fanOutDue = true;
     this.again = true;
   }
 
