@@ -64,6 +64,7 @@ function printDemoBanner(base: string, merchantId: string, testKey: string): voi
     `  API docs:       ${base}/docs`,
     `  OpenAPI:        ${base}/api/v1/openapi.json`,
     `  Simulator:      ${base}/simulator`,
+    `  GraphQL:        ${base}/graphql (subscriptions: ${base.replace(/^http/, "ws")}/graphql)`,
     "",
     "  Try it:",
     `    export OCS_KEY=${testKey}`,
