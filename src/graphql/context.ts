@@ -15,6 +15,8 @@ export interface GraphQLContext {
   language: Language;
   /** Quoted in internal-error messages and logs (the HTTP x-request-id). */
   requestId: string;
+  /** The HTTP request's `Idempotency-Key` header (as sent; createOrder validates it), null when absent. */
+  idempotencyKey: string | null;
   /** Per-request batching of order reads by id: created on first use, never shared between requests. */
   readonly orderLoader: DataLoader<string, OrderView | null>;
 }
@@ -22,6 +24,7 @@ export interface GraphQLContext {
 export interface GraphQLContextOptions {
   authError?: UnauthorizedError | null;
   requestId?: string;
+  idempotencyKey?: string | null;
 }
 
 /**
@@ -35,7 +38,14 @@ export function createGraphQLContext(
   language: Language,
   options: GraphQLContextOptions = {},
 ): GraphQLContext {
-  return new RequestContext(services, caller, language, options.authError ?? null, options.requestId ?? "");
+  return new RequestContext(
+    services,
+    caller,
+    language,
+    options.authError ?? null,
+    options.requestId ?? "",
+    options.idempotencyKey ?? null,
+  );
 }
 
 class RequestContext implements GraphQLContext {
@@ -47,6 +57,7 @@ class RequestContext implements GraphQLContext {
     readonly language: Language,
     readonly authError: UnauthorizedError | null,
     readonly requestId: string,
+    readonly idempotencyKey: string | null,
   ) {}
 
   get orderLoader(): DataLoader<string, OrderView | null> {

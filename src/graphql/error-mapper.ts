@@ -3,6 +3,8 @@ import { ApolloServerErrorCode, unwrapResolverError } from "@apollo/server/error
 import {
   DomainError,
   DuplicateExternalOrderIdError,
+  IdempotencyKeyInUseError,
+  IdempotencyKeyReusedError,
   NotFoundError,
   OrderNotPendingError,
   ProviderRejectedError,
@@ -75,6 +77,9 @@ export function toUserErrors(error: unknown, language: Language, inputRoot: read
     return [userError(message, null, error.errorCode)];
   }
   if (error instanceof NotFoundError) return [userError(translate("error.NOT_FOUND", language), ["id"])];
+  if (error instanceof IdempotencyKeyReusedError || error instanceof IdempotencyKeyInUseError) {
+    return [userError(translate(`error.${error.code}`, language))];
+  }
   if (error instanceof OrderNotPendingError) {
     return [userError(translate("error.ORDER_NOT_PENDING", language, { status: error.status }), ["id"])];
   }

@@ -73,6 +73,7 @@ export async function graphqlRoutes(services: AppServices, config: Config, logge
       createGraphQLContext(services, request.caller, request.language, {
         authError: request.graphqlAuthError ?? null,
         requestId: request.id,
+        idempotencyKey: headerValue(request, "idempotency-key") ?? null,
       }),
   });
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { IDEMPOTENCY_KEY_FORMAT } from "../domain/idempotency/idempotency.service.ts";
 import { decodeCursor } from "../domain/orders/order-cursor.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, ORDER_STATUSES, type OrderFilter } from "../domain/orders/order.schemas.ts";
 
@@ -105,7 +106,7 @@ export const orderPageSchema = z
 export const idempotencyHeaders = z.object({
   "idempotency-key": z
     .string()
-    .regex(/^[\x21-\x7e]{1,255}$/, { error: "i18n:format.idempotency_key" })
+    .regex(IDEMPOTENCY_KEY_FORMAT, { error: "i18n:format.idempotency_key" })
     .optional()
     .meta({ description: "Repeat-safe creation: the same key and body within 24 h returns the first response" }),
 });

@@ -125,6 +125,34 @@ describe("createOrder", () => {
     expect(await count()).toBe(stored);
   });
 
+  it("honours Idempotency-Key like REST: a repeat returns the first payload, sends nothing and writes no event", async () => {
+    const keyed = gql.withHeaders({ "idempotency-key": `gql-${Date.now()}` });
+    const sent = server.app.services.phones.all().length;
+    const first = await createViaGraphQL(keyed, { externalOrderId: `IDEM-${Date.now()}` });
+    expect(first.userErrors).toEqual([]);
+    const { note: _note, ...rest } = orderInput({ externalOrderId: first.order.externalOrderId });
+    const repeat = await keyed.query(CREATE, { input: { ...rest, note: "graphql note" } });
+    expect(repeat.body.data!.createOrder).toEqual(first);
+    expect(server.app.services.phones.all().length).toBe(sent + 1);
+    expect((await server.outbox(first.order.id)).map((event) => event.type)).toEqual(["order.created"]);
+
+    // The same key with another input is refused, as REST's 409 IDEMPOTENCY_KEY_REUSED.
+    const other = await keyed.query(CREATE, { input: { ...rest, note: "graphql note", customerName: "Someone Else" } });
+    expect(other.body.data!.createOrder).toMatchObject({ order: null, userErrors: [{ code: "IDEMPOTENCY_KEY_REUSED", field: null }] });
+  });
+
+  it("does not store refused input under an Idempotency-Key, and checks the key's format", async () => {
+    const keyed = gql.withHeaders({ "idempotency-key": `gql-fix-${Date.now()}` });
+    const invalid = await createViaGraphQL(keyed, { externalOrderId: `FIX-${Date.now()}`, currency: "XX" });
+    expect(invalid.userErrors[0]).toMatchObject({ code: "VALIDATION_ERROR", field: ["input", "currency"] });
+    const fixed = await createViaGraphQL(keyed, { externalOrderId: `FIX-${Date.now()}` });
+    expect(fixed.userErrors).toEqual([]);
+    expect(fixed.order.status).toBe("PENDING");
+
+    const badKey = await createViaGraphQL(gql.withHeaders({ "idempotency-key": "x".repeat(256) }));
+    expect(badKey).toMatchObject({ order: null, userErrors: [{ code: "VALIDATION_ERROR", field: ["Idempotency-Key"] }] });
+  });
+
   it("localises userErrors with Accept-Language: ar", async () => {
     const { userErrors } = await createViaGraphQL(gql.withHeaders({ "accept-language": "ar-EG,ar;q=0.9" }), { customerPhone: "12" });
     expect(userErrors).toHaveLength(1);

@@ -11,6 +11,9 @@ export interface StoredResponse {
 
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 
+/** What an Idempotency-Key may be (REST header and GraphQL alike): 1–255 visible ASCII characters. */
+export const IDEMPOTENCY_KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
+
 /** JSON with sorted keys, so the same body written in another key order is still "the same body". */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;

@@ -3,7 +3,13 @@ import type { AppServices } from "../../app.ts";
 import { ValidationError, type FieldProblem } from "../../domain/errors.ts";
 import type { Caller } from "../../domain/merchants/merchant.service.ts";
 import { decodeCursor, encodeCursor } from "../../domain/orders/order-cursor.ts";
-import { createOrderInput, MAX_PAGE_SIZE, type OrderFilter as DomainFilter } from "../../domain/orders/order.schemas.ts";
+import { IDEMPOTENCY_KEY_FORMAT } from "../../domain/idempotency/idempotency.service.ts";
+import {
+  createOrderInput,
+  MAX_PAGE_SIZE,
+  type CreateOrderInput,
+  type OrderFilter as DomainFilter,
+} from "../../domain/orders/order.schemas.ts";
 import { problemFromIssue } from "../../i18n/zod-issues.ts";
 import type {
   CancelOrderPayload,
@@ -22,7 +28,7 @@ import { toDomainStatus, toGraphQLOrder, type OrderConnectionSource } from "../o
  * OrderService, where every business rule lives (the same calls REST makes).
  */
 export function orderResolvers(services: AppServices) {
-  const { orderService } = services;
+  const { orderService, idempotency } = services;
 
   const Query: QueryResolvers = {
     order: (_parent, { id }, context) =>
@@ -60,17 +66,27 @@ export function orderResolvers(services: AppServices) {
   const Mutation: MutationResolvers = {
     createOrder: (_parent, { input }, context) =>
       guard(context, async (caller): Promise<CreateOrderPayload> => {
+        const key = context.idempotencyKey;
+        if (key !== null && !IDEMPOTENCY_KEY_FORMAT.test(key)) {
+          const problem = new ValidationError([{ field: "Idempotency-Key", key: "field.format.idempotency_key" }]);
+          return { order: null, userErrors: toUserErrors(problem, context.language) ?? [] };
+        }
         try {
           const parsed = createOrderInput.safeParse(withoutNulls(input), { reportInput: true });
+          // Refused input is never stored under a key (as in REST): the client may fix it and reuse the key.
           if (!parsed.success) throw new ValidationError(parsed.error.issues.map((issue) => problemFromIssue(issue)));
-          const order = await orderService.create(caller, parsed.data, context.language);
-          return { order: toGraphQLOrder(order), userErrors: [] };
+          if (key === null) return await createOrderPayload(orderService, caller, parsed.data, context.language);
+          // The same rules as REST's Idempotency-Key; GraphQL keys live apart from REST's (another "path").
+          const request = { key, method: "POST", path: "/graphql#createOrder", body: parsed.data };
+          const stored = await idempotency.execute(caller, request, async () => ({
+            statusCode: 200,
+            body: await createOrderPayload(orderService, caller, parsed.data, context.language),
+          }));
+          return stored.body as CreateOrderPayload;
         } catch (error) {
           const userErrors = toUserErrors(error, context.language, ["input"]);
           if (!userErrors) throw error;
-          // The provider's refusal stores the order failed: the payload carries it, as REST's 400 cannot.
-          const failed = (error as { order?: unknown }).order as Parameters<typeof toGraphQLOrder>[0] | undefined;
-          return { order: failed ? toGraphQLOrder(failed) : null, userErrors };
+          return { order: null, userErrors };
         }
       }),
 
@@ -132,6 +148,24 @@ function pageArguments(first: number | null | undefined, after: string | null | 
 }
 
 /** GraphQL's explicit nulls as absent fields, which is what the shared zod schemas expect of optional ones. */
+/** Creates the order; the expected refusals become userErrors, with the failed order when one was stored. */
+async function createOrderPayload(
+  orderService: AppServices["orderService"],
+  caller: Caller,
+  input: CreateOrderInput,
+  language: GraphQLContext["language"],
+): Promise<CreateOrderPayload> {
+  try {
+    return { order: toGraphQLOrder(await orderService.create(caller, input, language)), userErrors: [] };
+  } catch (error) {
+    const userErrors = toUserErrors(error, language, ["input"]);
+    if (!userErrors) throw error;
+    // The provider's refusal stores the order failed: the payload carries it, as REST's 400 cannot.
+    const failed = (error as { order?: unknown }).order as Parameters<typeof toGraphQLOrder>[0] | undefined;
+    return { order: failed ? toGraphQLOrder(failed) : null, userErrors };
+  }
+}
+
 function withoutNulls<T>(value: T): T {
   if (Array.isArray(value)) return value.map(withoutNulls) as T;
   if (value && typeof value === "object") {
