@@ -42,7 +42,7 @@ const settings = {
 
 /** The dispatcher's own bounds (src/workers/webhook-dispatcher.ts); the baseline gets the same concurrency. */
 const PER_ENDPOINT_IN_FLIGHT = 4;
-const MAX_IN_FLIGHT = 32;
+const MAX_IN_FLIGHT = 256;
 
 // -------------------------------------------------------------------------------------------- receiver
 

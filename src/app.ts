@@ -14,7 +14,7 @@ import { buildHttpServer, type App } from "./http/server.ts";
 import { createGraphQLSchema } from "./graphql/schema.ts";
 import { startSubscriptionServer } from "./graphql/subscriptions/websocket-server.ts";
 import { drain } from "./http/in-flight.ts";
-import { createMetrics, type Metrics } from "./metrics.ts";
+import { createMetrics, registerWebhookQueueGauges, type Metrics } from "./metrics.ts";
 import { SimulatedPhones } from "./providers/simulator/simulated-phones.ts";
 import { SimulatorProvider } from "./providers/simulator/simulator.provider.ts";
 import { SimulatorService } from "./providers/simulator/simulator.service.ts";
@@ -89,6 +89,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     { createOutcome: (mode, outcome) => metrics.ordersCreated.labels(mode, outcome).inc() },
   );
   const webhookDeliveryRepository = new WebhookDeliveryRepository(database.prisma, database.pool);
+  registerWebhookQueueGauges(metrics, () => webhookDeliveryRepository.queueStats());
   const webhookDispatcher = new WebhookDispatcher(
     { deliveries: webhookDeliveryRepository, bus, logger, metrics },
     config.webhooks,

@@ -58,3 +58,44 @@ export function createMetrics() {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/** The webhook queue as the database holds it (shared by every instance), read when /metrics is scraped. */
+export interface WebhookQueueStats {
+  /** Pending deliveries whose attempt is due (or under way). */
+  due: number;
+  /** How long the oldest due delivery nobody is attempting has waited, in seconds (0 when none). */
+  oldestDueSeconds: number;
+  /** How long the oldest outbox event not yet fanned out has waited, in seconds (0 when none). */
+  oldestUndispatchedSeconds: number;
+}
+
+/**
+ * Queue-lag gauges, computed at scrape time: they show a queue that stalled (no attempts at all), which
+ * per-attempt metrics cannot. A failed read leaves the gauges at their last values.
+ */
+export function registerWebhookQueueGauges(metrics: Metrics, read: () => Promise<WebhookQueueStats>): void {
+  let pending: Promise<WebhookQueueStats | null> | null = null;
+  // One read per scrape for the three gauges.
+  const stats = () => (pending ??= read().catch(() => null).finally(() => setTimeout(() => (pending = null), 0)));
+  const gauge = (name: string, help: string, pick: (stats: WebhookQueueStats) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [metrics.registry],
+      async collect() {
+        const current = await stats();
+        if (current) this.set(pick(current));
+      },
+    });
+  gauge("webhook_deliveries_due", "Pending webhook deliveries whose attempt is due or under way (all instances)", (s) => s.due);
+  gauge(
+    "webhook_queue_oldest_due_seconds",
+    "Age of the oldest due webhook delivery that no instance is attempting (0 when none)",
+    (s) => s.oldestDueSeconds,
+  );
+  gauge(
+    "webhook_outbox_oldest_undispatched_seconds",
+    "Age of the oldest order event not yet fanned out to webhook deliveries (0 when none)",
+    (s) => s.oldestUndispatchedSeconds,
+  );
+}

@@ -13,6 +13,7 @@ import {
   ValidationError,
   type FieldProblem,
 } from "../domain/errors.ts";
+import { mapErrorToHttp } from "../http/error-mapper.ts";
 import { LIST_SEPARATOR, translate, type Language } from "../i18n/messages.ts";
 import type { UserError } from "../generated/graphql.ts";
 
@@ -33,7 +34,11 @@ import type { UserError } from "../generated/graphql.ts";
 export const GraphQLErrorCode = {
   UNAUTHENTICATED: "UNAUTHENTICATED",
   BAD_USER_INPUT: ApolloServerErrorCode.BAD_USER_INPUT,
+  BAD_REQUEST: "BAD_REQUEST",
+  NOT_FOUND: "NOT_FOUND",
   RATE_LIMITED: "RATE_LIMITED",
+  TOO_MANY_SUBSCRIPTIONS: "TOO_MANY_SUBSCRIPTIONS",
+  SUBSCRIBER_TOO_SLOW: "SUBSCRIBER_TOO_SLOW",
   INTERNAL_SERVER_ERROR: ApolloServerErrorCode.INTERNAL_SERVER_ERROR,
 } as const;
 
@@ -94,6 +99,13 @@ export function unauthenticatedError(error: UnauthorizedError | null, language: 
   });
 }
 
+/** A subscription sent with HTTP POST/GET: refused with 400 before anything runs (they need the websocket). */
+export function subscriptionOverHttpError(language: Language): GraphQLError {
+  return new GraphQLError(translate("error.SUBSCRIPTIONS_OVER_WEBSOCKET", language), {
+    extensions: { code: GraphQLErrorCode.BAD_REQUEST, http: { status: 400 } },
+  });
+}
+
 /**
  * A query argument out of bounds: one `BAD_USER_INPUT` error listing every problem, each with the path of its
  * argument (`["first"]`, `["filter", "createdFrom"]`), like REST's `details`.
@@ -119,6 +131,66 @@ export function rateLimitedBody(retryAfterSeconds: number, language: Language) {
       },
     ],
   };
+}
+
+/**
+ * An error that Fastify raised before Apollo ran (body too large, not JSON, unparsable JSON, a bug), mapped
+ * like REST's and answered in GraphQL's shape with REST's status: a 400 is `BAD_REQUEST`, otherwise REST's
+ * error code (`INTERNAL_ERROR` as `INTERNAL_SERVER_ERROR`). The rate limiter's refusal is rateLimitedBody.
+ */
+export function requestErrorResponse(error: unknown, language: Language, requestId: string) {
+  const mapped = mapErrorToHttp(error, language, requestId);
+  const restCode = String(mapped.body.error ?? GraphQLErrorCode.INTERNAL_SERVER_ERROR);
+  const code =
+    mapped.statusCode === 400
+      ? GraphQLErrorCode.BAD_REQUEST
+      : restCode === "INTERNAL_ERROR"
+        ? GraphQLErrorCode.INTERNAL_SERVER_ERROR
+        : restCode;
+  return {
+    statusCode: mapped.statusCode,
+    unexpected: mapped.unexpected ?? false,
+    body: { errors: [{ message: mapped.body.message, extensions: { code } }] },
+  };
+}
+
+/** A subscription to an order the caller cannot see (unknown, another merchant's or the other mode's). */
+export function notFoundError(language: Language): GraphQLError {
+  return new GraphQLError(translate("error.NOT_FOUND", language), { extensions: { code: GraphQLErrorCode.NOT_FOUND } });
+}
+
+/**
+ * A websocket `subscribe` without a valid key: the connection never authenticated (`missing`) or its key was
+ * revoked since (`invalid`). No HTTP status: the socket answers with close codes.
+ */
+export function socketUnauthenticatedError(reason: "missing" | "invalid", language: Language): GraphQLError {
+  return new GraphQLError(translate(`error.UNAUTHORIZED.${reason}`, language), {
+    extensions: { code: GraphQLErrorCode.UNAUTHENTICATED },
+  });
+}
+
+/** One operation more than a socket may run at once. */
+export function tooManySubscriptionsError(max: number, language: Language): GraphQLError {
+  return new GraphQLError(translate("error.TOO_MANY_SUBSCRIPTIONS", language, { max }), {
+    extensions: { code: GraphQLErrorCode.TOO_MANY_SUBSCRIPTIONS },
+  });
+}
+
+/** A query or mutation sent over the websocket, which carries subscriptions only. */
+export function subscriptionsOnlyError(language: Language): GraphQLError {
+  return new GraphQLError(translate("error.WEBSOCKET_SUBSCRIPTIONS_ONLY", language), {
+    extensions: { code: GraphQLErrorCode.BAD_REQUEST },
+  });
+}
+
+/** A document whose operation cannot be chosen (several operations and no or an unknown operationName). */
+export function unidentifiedOperationError(): GraphQLError {
+  return new GraphQLError("Unable to identify operation");
+}
+
+/** A subscriber dropped for reading slower than events arrive (its socket is already closing with 1013). */
+export function subscriberTooSlowError(message: string): GraphQLFormattedError {
+  return { message, extensions: { code: GraphQLErrorCode.SUBSCRIBER_TOO_SLOW } };
 }
 
 /** An error thrown by a resolver, as the client sees it: our own GraphQLErrors pass, the rest is masked. */

@@ -15,9 +15,15 @@ import type { AppServices } from "../app.ts";
 import type { Config } from "../config.ts";
 import { UnauthorizedError } from "../domain/errors.ts";
 import { headerValue } from "../http/auth.ts";
-import { mapErrorToHttp, RateLimitedError } from "../http/error-mapper.ts";
+import { RateLimitedError } from "../http/error-mapper.ts";
 import { createGraphQLContext, type GraphQLContext } from "./context.ts";
-import { formatGraphQLError, rateLimitedBody, unauthenticatedError } from "./error-mapper.ts";
+import {
+  formatGraphQLError,
+  rateLimitedBody,
+  requestErrorResponse,
+  subscriptionOverHttpError,
+  unauthenticatedError,
+} from "./error-mapper.ts";
 import { costLimitRule, depthLimitRule } from "./hardening.ts";
 import { createGraphQLSchema } from "./schema.ts";
 
@@ -98,12 +104,9 @@ export async function graphqlRoutes(services: AppServices, config: Config, logge
           .header("retry-after", String(error.retryAfterSeconds))
           .send(rateLimitedBody(error.retryAfterSeconds, request.language));
       }
-      const mapped = mapErrorToHttp(error, request.language, request.id);
+      const mapped = requestErrorResponse(error, request.language, request.id);
       if (mapped.unexpected) request.log.error({ err: error }, "unexpected error");
-      const code = mapped.statusCode === 400 ? "BAD_REQUEST" : String(mapped.body.error ?? "INTERNAL_SERVER_ERROR");
-      return reply
-        .code(mapped.statusCode)
-        .send({ errors: [{ message: mapped.body.message, extensions: { code: code === "INTERNAL_ERROR" ? "INTERNAL_SERVER_ERROR" : code } }] });
+      return reply.code(mapped.statusCode).send(mapped.body);
     });
     app.route({
       method: ["GET", "POST", "OPTIONS"],
@@ -125,6 +128,8 @@ export async function graphqlRoutes(services: AppServices, config: Config, logge
 function requestChecks(logger: Logger): ApolloServerPlugin<GraphQLContext> {
   const listener = {
     async didResolveOperation({ operation, contextValue }: { operation?: OperationDefinitionNode; contextValue: GraphQLContext }) {
+      // Executed over HTTP a subscription would run its resolver once, without an event to resolve.
+      if (operation?.operation === "subscription") throw subscriptionOverHttpError(contextValue.language);
       if (contextValue.caller || !operation) return;
       const touchesData = operation.selectionSet.selections.some(
         (selection) => selection.kind !== Kind.FIELD || !selection.name.value.startsWith("__"),

@@ -1,16 +1,14 @@
 import { GraphQLError, GraphQLScalarType, Kind } from "graphql";
-import { z } from "zod";
-
-const isoDateTime = z.iso.datetime({ offset: true });
+import { isIsoDateTime } from "../domain/orders/order.schemas.ts";
 
 function parseDateTime(value: unknown): string {
-  if (typeof value === "string" && isoDateTime.safeParse(value).success) return value;
+  if (isIsoDateTime(value)) return value;
   throw new GraphQLError("DateTime must be an ISO 8601 date-time with a time-zone offset, e.g. 2026-01-31T12:00:00Z");
 }
 
 /**
  * ISO 8601 timestamps. Orders already carry them as UTC text with milliseconds (the REST and webhook form),
- * so output passes through; input is checked like REST's createdFrom/createdTo (an offset is required).
+ * so output passes through; input is checked by REST's createdFrom/createdTo rule (isIsoDateTime, offset required).
  */
 export const DateTimeScalar = new GraphQLScalarType<string, string>({
   name: "DateTime",

@@ -1,7 +1,12 @@
 import { z } from "zod";
 import { IDEMPOTENCY_KEY_FORMAT } from "../domain/idempotency/idempotency.service.ts";
-import { decodeCursor } from "../domain/orders/order-cursor.ts";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, ORDER_STATUSES, type OrderFilter } from "../domain/orders/order.schemas.ts";
+import {
+  ORDER_STATUSES,
+  orderListFilter,
+  pageCursor,
+  pageLimit,
+  type OrderFilter,
+} from "../domain/orders/order.schemas.ts";
 
 /** Response and parameter schemas of the REST surface; they validate requests and document responses. */
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
@@ -74,26 +79,11 @@ const statusList = z
   })
   .meta({ description: "pending, confirmed, canceled, failed; repeat or comma-separate" });
 
-const dateTime = z.iso.datetime({ offset: true, error: "i18n:format.datetime" }).transform((text) => new Date(text));
-
 export const listOrdersQuery = z.object({
   status: statusList.optional(),
-  externalOrderId: z.string().min(1).max(100).optional(),
-  customerPhone: z.string().regex(/^\d{1,15}$/, { error: "i18n:format.phone" }).optional(),
-  createdFrom: dateTime.optional().meta({ description: "Inclusive lower bound of createdAt" }),
-  createdTo: dateTime.optional().meta({ description: "Exclusive upper bound of createdAt" }),
-  // The type message applies to non-numbers only; 0 and 101 get the range messages.
-  limit: z.coerce
-    .number({ error: (issue) => (issue.code === "invalid_type" ? "i18n:type.integer" : undefined) })
-    .int()
-    .min(1)
-    .max(MAX_PAGE_SIZE)
-    .default(DEFAULT_PAGE_SIZE),
-  cursor: z
-    .string()
-    .refine((text) => decodeCursor(text) !== null, { error: "i18n:format.cursor" })
-    .optional()
-    .meta({ description: "nextCursor of the previous page" }),
+  ...orderListFilter.shape,
+  limit: pageLimit,
+  cursor: pageCursor.optional().meta({ description: "nextCursor of the previous page" }),
 });
 
 export const orderPageSchema = z

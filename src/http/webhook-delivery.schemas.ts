@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { isUuid } from "../domain/ids.ts";
-import { decodeCursor } from "../domain/orders/order-cursor.ts";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../domain/orders/order.schemas.ts";
+import { pageCursor, pageLimit } from "../domain/orders/order.schemas.ts";
 import type { DeliveryStatus } from "../domain/webhooks/webhook-delivery.repository.ts";
 import { DELIVERY_STATUSES } from "../domain/webhooks/webhook-delivery.service.ts";
 
@@ -59,17 +58,8 @@ export const listWebhookDeliveriesQuery = z.object({
   endpointId: id("Only this endpoint's deliveries").optional(),
   orderId: id("Only this order's deliveries").optional(),
   status: statusList.optional(),
-  limit: z.coerce
-    .number({ error: (issue) => (issue.code === "invalid_type" ? "i18n:type.integer" : undefined) })
-    .int()
-    .min(1)
-    .max(MAX_PAGE_SIZE)
-    .default(DEFAULT_PAGE_SIZE),
-  cursor: z
-    .string()
-    .refine((text) => decodeCursor(text) !== null, { error: "i18n:format.cursor" })
-    .optional()
-    .meta({ description: "nextCursor of the previous page" }),
+  limit: pageLimit,
+  cursor: pageCursor.optional().meta({ description: "nextCursor of the previous page" }),
 });
 
 export const webhookDeliveryIdParams = z.object({ id: z.string().meta({ description: "Webhook delivery id" }) });

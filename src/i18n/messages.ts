@@ -81,6 +81,10 @@ const catalog: Record<string, Record<Language, Template>> = {
     en: "Only subscriptions are served over the websocket; send queries and mutations with HTTP POST /graphql",
     ar: "يقدّم اتصال websocket الاشتراكات فقط؛ أرسل الاستعلامات والتعديلات عبر HTTP POST /graphql",
   },
+  "error.SUBSCRIPTIONS_OVER_WEBSOCKET": {
+    en: "Subscriptions are served over the websocket at /graphql (protocol graphql-transport-ws), not over HTTP",
+    ar: "تُقدَّم الاشتراكات عبر websocket على المسار /graphql (البروتوكول graphql-transport-ws)، وليس عبر HTTP",
+  },
   "error.TOO_MANY_SUBSCRIPTIONS": {
     en: (p) => `Too many subscriptions on this connection (at most ${p.max})`,
     ar: (p) => `عدد الاشتراكات على هذا الاتصال كبير جدًا (الحد الأقصى ${p.max})`,

@@ -84,7 +84,9 @@ export class WebhookDispatcher {
     options: WebhookDispatcherOptions,
   ) {
     this.options = {
-      maxInFlight: 32,
+      // Attempts wait on the network, not the CPU: room for many endpoints that time out at once (a dead
+      // endpoint holds its 4 slots for WEBHOOK_TIMEOUT_MS) without starving the healthy ones.
+      maxInFlight: 256,
       maxInFlightPerEndpoint: 4,
       pollIntervalMs: 1_000,
       stopGraceMs: 3_000,
@@ -235,7 +237,7 @@ export class WebhookDispatcher {
     }
     if (decision.kind === "retry") this.wakeIn(decision.delayMs);
     if (decision.kind === "dead" && decision.disableEndpoint) {
-      this.deps.logger.warn({ endpointId: claim.endpointId, url: claim.url }, "webhook endpoint answered 410 Gone: disabled");
+      this.deps.logger.warn({ endpointId: claim.endpointId }, "webhook endpoint answered 410 Gone: disabled");
     }
   }
 

@@ -413,6 +413,17 @@ describe("statements per request (no N+1)", () => {
 });
 
 describe("hardening", () => {
+  it("refuses a subscription sent over HTTP with 400, pointing to the websocket, without running it", async () => {
+    const response = await gql.query(`subscription { orderStatusChanged { event } }`);
+    expect(response.status).toBe(400);
+    expect(response.body.data).toBeUndefined();
+    expect(response.body.errors).toEqual([
+      expect.objectContaining({ message: expect.stringContaining("graphql-transport-ws"), extensions: { code: "BAD_REQUEST" } }),
+    ]);
+    const arabic = await gql.withHeaders({ "accept-language": "ar" }).query(`subscription { orderStatusChanged { event } }`);
+    expect(arabic.body.errors?.[0].message).toMatch(ARABIC);
+  });
+
   it("stays out of the REST OpenAPI document", async () => {
     const document = await server.api.get("/api/v1/openapi.json");
     expect(Object.keys(document.body.paths)).not.toContain("/graphql");

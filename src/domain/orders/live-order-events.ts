@@ -188,8 +188,11 @@ export class LiveOrderEvents {
   }
 
   private async listenToRedis(publisher: Redis): Promise<void> {
-    // A connection in subscriber mode can do nothing else, hence a dedicated one (same URL and options).
-    const subscriber = publisher.duplicate();
+    // A connection in subscriber mode can do nothing else, hence a dedicated one (same URL). Its commands wait
+    // for the connection however long Redis is away (maxRetriesPerRequest: null): the client's default gives
+    // up after two retries, and a SUBSCRIBE that never succeeded is not one ioredis re-subscribes after a
+    // reconnect, so an instance started while Redis was down would never hear the other instances.
+    const subscriber = publisher.duplicate({ maxRetriesPerRequest: null });
     this.subscriber = subscriber;
     subscriber.on("error", (error: Error) => {
       this.warn({ err: error }, "redis unavailable; subscriptions only see this instance's events meanwhile");
@@ -197,14 +200,21 @@ export class LiveOrderEvents {
     subscriber.on("message", (channel: string, text: string) => {
       if (channel === this.channel) this.onRemoteMessage(text);
     });
-    // ioredis re-subscribes by itself after a reconnect (autoResubscribe).
-    const subscribed = subscriber.subscribe(this.channel).then(
-      () => true,
-      (error: unknown) => {
-        this.warn({ err: error }, "could not subscribe to the order event channel yet; retrying in the background");
-        return false;
-      },
-    );
+    const subscribe = (): Promise<boolean> =>
+      subscriber.subscribe(this.channel).then(
+        () => true,
+        (error: unknown) => {
+          this.warn({ err: error }, "could not subscribe to the order event channel yet; retrying when Redis is back");
+          return false;
+        },
+      );
+    let subscribed = subscribe();
+    // Belt and braces: whenever the connection is (re)established without the channel, subscribe again.
+    subscriber.on("ready", () => {
+      void subscribed.then((ok) => {
+        if (!ok && subscriber.status === "ready") subscribed = subscribe();
+      });
+    });
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), SUBSCRIBE_WAIT_MS)));
     await Promise.race([subscribed, timeout]).finally(() => clearTimeout(timer));

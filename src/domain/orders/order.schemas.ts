@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { decodeCursor } from "./order-cursor.ts";
 
 /**
  * The create-order input and list filters, shared by REST (which also publishes them as OpenAPI) and
@@ -110,3 +111,37 @@ export interface OrderFilter {
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
+
+/**
+ * ISO 8601 date-time with a time-zone offset: REST's createdFrom/createdTo and GraphQL's DateTime scalar
+ * accept exactly these.
+ */
+export const isoDateTime = z.iso.datetime({ offset: true, error: "i18n:format.datetime" });
+
+export function isIsoDateTime(value: unknown): value is string {
+  return typeof value === "string" && isoDateTime.safeParse(value).success;
+}
+
+const dateTime = isoDateTime.transform((text) => new Date(text));
+
+/** The list filters other than status (REST parses status from comma lists, GraphQL from an enum list). */
+export const orderListFilter = z.object({
+  externalOrderId: z.string().min(1).max(100).optional(),
+  customerPhone: z.string().regex(/^\d{1,15}$/, { error: "i18n:format.phone" }).optional(),
+  createdFrom: dateTime.optional().meta({ description: "Inclusive lower bound of createdAt" }),
+  createdTo: dateTime.optional().meta({ description: "Exclusive upper bound of createdAt" }),
+});
+
+/**
+ * A page's size (REST's `limit`, GraphQL's `first`), from a number or its query-string text. The type message
+ * applies to non-numbers only; 0 and 101 get the range messages.
+ */
+export const pageLimit = z.coerce
+  .number({ error: (issue) => (issue.code === "invalid_type" ? "i18n:type.integer" : undefined) })
+  .int()
+  .min(1)
+  .max(MAX_PAGE_SIZE)
+  .default(DEFAULT_PAGE_SIZE);
+
+/** An opaque page cursor (REST's `cursor`, GraphQL's `after`): only text that decodeCursor accepts. */
+export const pageCursor = z.string().refine((text) => decodeCursor(text) !== null, { error: "i18n:format.cursor" });

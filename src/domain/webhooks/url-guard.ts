@@ -67,13 +67,17 @@ export async function checkWebhookUrl(raw: string, options: UrlGuardOptions): Pr
   const host = bareHost(url.hostname);
   if (isIP(host)) return isBlockedAddress(host) ? "private_address" : null;
   if (isInternalName(host)) return "private_address";
-  try {
-    const addresses = await dns.lookup(host, { all: true, verbatim: true });
-    return addresses.some((entry) => isBlockedAddress(entry.address)) ? "private_address" : null;
-  } catch {
-    return null;
-  }
+  let timer: NodeJS.Timeout | undefined;
+  const slow = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), SAVE_TIME_LOOKUP_MS)));
+  const lookup = dns
+    .lookup(host, { all: true, verbatim: true })
+    .then((addresses) => (addresses.some((entry) => isBlockedAddress(entry.address)) ? ("private_address" as const) : null))
+    .catch(() => null);
+  return Promise.race([lookup, slow]).finally(() => clearTimeout(timer));
 }
+
+/** A merchant saving an endpoint does not wait on a slow resolver: the delivery-time check still applies. */
+const SAVE_TIME_LOOKUP_MS = 2_000;
 
 /** The error a delivery fails with when its host is, or resolves to, a blocked address. */
 export class BlockedAddressError extends Error {

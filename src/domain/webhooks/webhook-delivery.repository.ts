@@ -3,6 +3,7 @@ import type { Prisma, PrismaClient } from "../../generated/prisma/client.ts";
 import { newId } from "../ids.ts";
 import type { OrderCursor } from "../orders/order-cursor.ts";
 import type { MerchantScope } from "../orders/order.repository.ts";
+import type { WebhookQueueStats } from "../../metrics.ts";
 import type { AttemptResult } from "./webhook-retry-policy.ts";
 
 /**
@@ -170,12 +171,17 @@ const RECORD_ATTEMPT_SQL = `
   )
   SELECT count(*)::int AS updated FROM updated`;
 
-/** A manual retry: a pending delivery becomes due now; a finished one pending again with exactly one attempt more. */
+/**
+ * A manual retry: a pending delivery becomes due now; a finished one pending again with exactly one attempt more.
+ * A delivery whose attempt is under way (leased) is left alone: that attempt is the redelivery asked for, and
+ * its outcome would overwrite a due time set here anyway.
+ */
 const RETRY_SQL = `
   UPDATE webhook_deliveries
   SET max_attempts = CASE WHEN status = 'pending' THEN max_attempts ELSE attempt_count + 1 END,
     status = 'pending', next_attempt_at = now(), updated_at = now()
   WHERE id = $1 AND merchant_id = $2 AND mode = $3::"KeyMode"
+    AND NOT (status = 'pending' AND coalesce(lease_until > now(), false))
   RETURNING id`;
 
 interface ClaimedDeliveryRow {
@@ -291,9 +297,22 @@ export class WebhookDeliveryRepository {
     });
   }
 
+  /** The queue across all instances, for the lag gauges (src/metrics.ts). */
+  async queueStats(): Promise<WebhookQueueStats> {
+    const { rows } = await this.pool.query<{ due: number; oldest_due: number | null; oldest_undispatched: number | null }>(`
+      SELECT
+        (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now())::int AS due,
+        (SELECT extract(epoch FROM now() - min(next_attempt_at))::float8 FROM webhook_deliveries
+          WHERE status = 'pending' AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until <= now())) AS oldest_due,
+        (SELECT extract(epoch FROM now() - min(created_at))::float8 FROM order_events WHERE dispatched_at IS NULL)
+          AS oldest_undispatched`);
+    const [row] = rows;
+    return { due: row.due, oldestDueSeconds: row.oldest_due ?? 0, oldestUndispatchedSeconds: row.oldest_undispatched ?? 0 };
+  }
+
   /** Null when the delivery is not the caller's. */
   async retry(scope: MerchantScope, id: string): Promise<DeliveryRecord | null> {
-    const { rowCount } = await this.pool.query(RETRY_SQL, [id, scope.merchantId, scope.mode]);
-    return rowCount ? this.find(scope, id) : null;
+    await this.pool.query(RETRY_SQL, [id, scope.merchantId, scope.mode]);
+    return this.find(scope, id);
   }
 }

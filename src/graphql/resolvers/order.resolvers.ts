@@ -1,12 +1,14 @@
 import { z } from "zod";
 import type { AppServices } from "../../app.ts";
-import { ValidationError, type FieldProblem } from "../../domain/errors.ts";
+import { ValidationError } from "../../domain/errors.ts";
 import type { Caller } from "../../domain/merchants/merchant.service.ts";
-import { decodeCursor, encodeCursor } from "../../domain/orders/order-cursor.ts";
+import { encodeCursor } from "../../domain/orders/order-cursor.ts";
 import { IDEMPOTENCY_KEY_FORMAT } from "../../domain/idempotency/idempotency.service.ts";
 import {
   createOrderInput,
-  MAX_PAGE_SIZE,
+  orderListFilter,
+  pageCursor,
+  pageLimit,
   type CreateOrderInput,
   type OrderFilter as DomainFilter,
 } from "../../domain/orders/order.schemas.ts";
@@ -39,8 +41,8 @@ export function orderResolvers(services: AppServices) {
 
     orders: (_parent, { first, after, filter }, context) =>
       guard(context, async (caller) => {
-        const { limit, domainFilter } = pageArguments(first, after, filter);
-        const page = await orderService.list(caller, domainFilter, { limit, cursor: after });
+        const { limit, cursor, domainFilter } = pageArguments(first, after, filter);
+        const page = await orderService.list(caller, domainFilter, { limit, cursor });
         const edges = page.orders.map((order) => ({
           cursor: encodeCursor({ createdAt: new Date(order.createdAt), id: order.id }),
           node: toGraphQLOrder(order),
@@ -120,31 +122,25 @@ async function guard<T>(context: GraphQLContext, run: (caller: Caller) => Promis
   }
 }
 
-// The REST list's bounds (src/http/schemas.ts listOrdersQuery), for GraphQL's arguments.
-const filterArguments = z.object({
-  externalOrderId: z.string().min(1).max(100).optional(),
-  customerPhone: z.string().regex(/^\d{1,15}$/, { error: "i18n:format.phone" }).optional(),
+// REST's list rules (src/http/schemas.ts listOrdersQuery) under GraphQL's argument names, so each problem
+// names its argument: ["first"], ["after"], ["filter", "customerPhone"]. `filter.status` is an enum list,
+// already checked by GraphQL.
+const pageArgumentsSchema = z.object({
+  first: pageLimit,
+  after: pageCursor.optional(),
+  filter: orderListFilter.optional(),
 });
 
 /** `first`, `after` and `filter` checked (a ValidationError: BAD_USER_INPUT) and turned into OrderService's page and filter. */
 function pageArguments(first: number | null | undefined, after: string | null | undefined, filter: OrderFilter | null | undefined) {
-  const problems: FieldProblem[] = [];
-  const limit = first ?? undefined;
-  if (limit !== undefined && (limit < 1 || limit > MAX_PAGE_SIZE)) {
-    problems.push({ field: "first", key: limit < 1 ? "field.number.gte" : "field.number.lte", params: { min: 1, max: MAX_PAGE_SIZE } });
-  }
-  if (after && !decodeCursor(after)) problems.push({ field: "after", key: "field.format.cursor" });
-  const checked = filterArguments.safeParse(withoutNulls(filter ?? {}), { reportInput: true });
-  if (!checked.success) problems.push(...checked.error.issues.map((issue) => problemFromIssue(issue, "filter")));
-  if (problems.length) throw new ValidationError(problems);
+  // An empty `after` means the first page, as before the shared cursor rule.
+  const checked = pageArgumentsSchema.safeParse(withoutNulls({ first, after: after || undefined, filter }), { reportInput: true });
+  if (!checked.success) throw new ValidationError(checked.error.issues.map((issue) => problemFromIssue(issue)));
   const domainFilter: DomainFilter = {
     statuses: filter?.status?.length ? filter.status.map(toDomainStatus) : undefined,
-    externalOrderId: filter?.externalOrderId ?? undefined,
-    customerPhone: filter?.customerPhone ?? undefined,
-    createdFrom: filter?.createdFrom ? new Date(filter.createdFrom) : undefined,
-    createdTo: filter?.createdTo ? new Date(filter.createdTo) : undefined,
+    ...checked.data.filter,
   };
-  return { limit, domainFilter };
+  return { limit: checked.data.first, cursor: checked.data.after, domainFilter };
 }
 
 /** GraphQL's explicit nulls as absent fields, which is what the shared zod schemas expect of optional ones. */

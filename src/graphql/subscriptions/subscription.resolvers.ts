@@ -1,11 +1,9 @@
-import { GraphQLError } from "graphql";
 import type { AppServices } from "../../app.ts";
 import { NotFoundError } from "../../domain/errors.ts";
 import type { StoredEvent } from "../../domain/orders/order.repository.ts";
 import type { OrderStatusEvent, SubscriptionResolvers } from "../../generated/graphql.ts";
-import { translate } from "../../i18n/messages.ts";
 import type { GraphQLContext } from "../context.ts";
-import { unauthenticatedError } from "../error-mapper.ts";
+import { notFoundError, unauthenticatedError } from "../error-mapper.ts";
 import { toGraphQLOrder } from "../order-mapper.ts";
 
 /** Events buffered per subscription for a client that reads slower than events arrive (then it is dropped). */
@@ -64,11 +62,7 @@ export function subscriptionResolvers(services: AppServices): SubscriptionResolv
             await services.orderService.get(caller, args.orderId);
           } catch (error) {
             await stream.return?.();
-            if (error instanceof NotFoundError) {
-              throw new GraphQLError(translate("error.NOT_FOUND", language), {
-                extensions: { code: "NOT_FOUND" },
-              });
-            }
+            if (error instanceof NotFoundError) throw notFoundError(language);
             throw error;
           }
         }

@@ -14,15 +14,22 @@ import {
 import { CloseCode, type Context, type SubscribePayload } from "graphql-ws";
 import { useServer, type Extra } from "graphql-ws/use/ws";
 import type { Logger } from "pino";
-import { WebSocketServer } from "ws";
+import { WebSocket, WebSocketServer } from "ws";
 import type { AppServices } from "../../app.ts";
 import { UnauthorizedError } from "../../domain/errors.ts";
 import type { Caller } from "../../domain/merchants/merchant.service.ts";
 import { SlowConsumerError } from "../../domain/orders/live-order-events.ts";
-import { translate, type Language } from "../../i18n/messages.ts";
+import type { Language } from "../../i18n/messages.ts";
 import { negotiateLanguage } from "../../http/language.ts";
 import { createGraphQLContext } from "../context.ts";
-import { toGraphQLError } from "../error-mapper.ts";
+import {
+  socketUnauthenticatedError,
+  subscriberTooSlowError,
+  subscriptionsOnlyError,
+  toGraphQLError,
+  tooManySubscriptionsError,
+  unidentifiedOperationError,
+} from "../error-mapper.ts";
 import { costLimitRule, depthLimitRule } from "../hardening.ts";
 import { onSlowSubscriber } from "./subscription.resolvers.ts";
 
@@ -126,10 +133,6 @@ export function startSubscriptionServer(
     }
   };
 
-  const refuse = (message: string, code: string, extensions: Record<string, unknown> = {}) => [
-    new GraphQLError(message, { extensions: { code, ...extensions } }),
-  ];
-
   const formatResult = (ctx: SubscriptionContext, id: string, result: ExecutionResult) => {
     if (!result.errors?.length) return undefined;
     return { ...result, errors: result.errors.map((error) => formatError(ctx, id, error)) };
@@ -140,7 +143,7 @@ export function startSubscriptionServer(
     const original = error.originalError;
     if (!original || original instanceof GraphQLError) return error.toJSON();
     // Its socket is already closing with 1013; this error only reaches a client that is still reading.
-    if (original instanceof SlowConsumerError) return { message: original.message, extensions: { code: "SUBSCRIBER_TOO_SLOW" } };
+    if (original instanceof SlowConsumerError) return subscriberTooSlowError(original.message);
     const { language = "en", connectionId = "" } = ctx.extra;
     const mapped = toGraphQLError(original, language, connectionId);
     if (!(mapped.extensions?.code === "UNAUTHENTICATED" || mapped.extensions?.code === "BAD_USER_INPUT")) {
@@ -170,6 +173,8 @@ export function startSubscriptionServer(
           caller,
           language: negotiateLanguage(typeof language === "string" ? language : ctx.extra.request.headers["accept-language"]),
         };
+        // The client may have gone while its key was checked: graphql-ws then already ran onClose.
+        if (ctx.extra.socket.readyState !== WebSocket.OPEN) return false;
         Object.assign(ctx.extra, state);
         open.add(ctx);
         return true;
@@ -179,26 +184,23 @@ export function startSubscriptionServer(
       },
       onSubscribe: async (ctx, id, payload) => {
         const { apiKey, language = "en", connectionId = "" } = ctx.extra;
-        if (!apiKey) return refuse(translate("error.UNAUTHORIZED.missing", language), "UNAUTHENTICATED");
+        if (!apiKey) return [socketUnauthenticatedError("missing", language)];
         // The operation being started is already counted.
         if (Object.keys(ctx.subscriptions).length > settings.maxSubscriptionsPerSocket) {
-          return refuse(
-            translate("error.TOO_MANY_SUBSCRIPTIONS", language, { max: settings.maxSubscriptionsPerSocket }),
-            "TOO_MANY_SUBSCRIPTIONS",
-          );
+          return [tooManySubscriptionsError(settings.maxSubscriptionsPerSocket, language)];
         }
         const caller = await authenticate(apiKey);
         if (!caller) {
           ctx.extra.socket.close(FORBIDDEN_CLOSE.code, FORBIDDEN_CLOSE.reason);
-          return refuse(translate("error.UNAUTHORIZED.invalid", language), "UNAUTHENTICATED");
+          return [socketUnauthenticatedError("invalid", language)];
         }
         const checked = documents.check(payload.query);
         if ("errors" in checked) return checked.errors;
         const { document } = checked;
         const operation = getOperationAST(document, payload.operationName);
-        if (!operation) return [new GraphQLError("Unable to identify operation")];
+        if (!operation) return [unidentifiedOperationError()];
         if (operation.operation !== "subscription") {
-          return refuse(translate("error.WEBSOCKET_SUBSCRIPTIONS_ONLY", language), "BAD_REQUEST");
+          return [subscriptionsOnlyError(language)];
         }
         const contextValue = createGraphQLContext(services, caller, language, { requestId: connectionId });
         onSlowSubscriber(contextValue, () => {
