@@ -1,5 +1,3 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import type { Config } from "../config.ts";
 import { NotFoundError } from "../domain/errors.ts";
@@ -9,6 +7,7 @@ import { MerchantService } from "../domain/merchants/merchant.service.ts";
 import { migrateDatabase, withDatabase, type CliDatabase } from "./connection.ts";
 import { CliError } from "./errors.ts";
 import { createOutput, describeRoute, keyTable, keyView, type Output } from "./output.ts";
+import { packageVersion } from "../version.ts";
 
 export interface CliContext {
   /** Reads and validates the configuration (src/config.ts); called only by verbs that need it. */
@@ -167,13 +166,4 @@ function keyName(value: string): string {
   const name = value.trim();
   if (name.length < 1 || name.length > 200) throw new InvalidArgumentError("It must have 1 to 200 characters.");
   return name;
-}
-
-function packageVersion(): string {
-  try {
-    const file = path.resolve(import.meta.dirname, "../../package.json");
-    return (JSON.parse(readFileSync(file, "utf8")) as { version?: string }).version ?? "0.0.0";
-  } catch {
-    return "0.0.0";
-  }
 }

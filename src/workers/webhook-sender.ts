@@ -1,10 +1,9 @@
-import { readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
-import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { blockedLiteralHost, guardedLookup } from "../domain/webhooks/url-guard.ts";
 import { isSuccess, type AttemptResult } from "../domain/webhooks/webhook-retry-policy.ts";
+import { packageVersion } from "../version.ts";
 
 /**
  * One HTTP POST to a merchant's endpoint, reduced to what the delivery log records. Plain node:http(s) rather
@@ -150,13 +149,4 @@ function describeError(error: NodeJS.ErrnoException, host: string): string {
   if (error.code?.startsWith("HPE_")) return "invalid HTTP response";
   if (/CERT|SSL|TLS/.test(error.code ?? "")) return `TLS error: ${error.code}`;
   return error.message || error.code || "request failed";
-}
-
-function packageVersion(): string {
-  try {
-    const file = path.resolve(import.meta.dirname, "../../package.json");
-    return (JSON.parse(readFileSync(file, "utf8")) as { version?: string }).version ?? "0.0.0";
-  } catch {
-    return "0.0.0";
-  }
 }
