@@ -1,4 +1,4 @@
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import type { LookupAddress } from "node:dns";
 import { promises as dns } from "node:dns";
 import { isIP, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
@@ -69,8 +69,7 @@ export async function checkWebhookUrl(raw: string, options: UrlGuardOptions): Pr
   if (isInternalName(host)) return "private_address";
   let timer: NodeJS.Timeout | undefined;
   const slow = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), SAVE_TIME_LOOKUP_MS)));
-  const lookup = dns
-    .lookup(host, { all: true, verbatim: true })
+  const lookup = publicDnsLookup(host, undefined)
     .then((addresses) => (addresses.some((entry) => isBlockedAddress(entry.address)) ? ("private_address" as const) : null))
     .catch(() => null);
   return Promise.race([lookup, slow]).finally(() => clearTimeout(timer));
@@ -104,18 +103,51 @@ export function blockedLiteralHost(url: URL, options: UrlGuardOptions): BlockedA
  * IP-literal hosts never reach it: check them with `blockedLiteralHost` first.
  */
 export function guardedLookup(options: UrlGuardOptions): LookupFunction {
+  const resolve = options.allowPrivate ? systemLookup : publicDnsLookup;
   return (hostname, lookupOptions, callback) => {
-    dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, "", 0);
-      if (!options.allowPrivate) {
-        if (isInternalName(hostname)) return callback(new BlockedAddressError(hostname, hostname), "", 0);
-        const blocked = addresses.find((entry) => isBlockedAddress(entry.address));
-        if (blocked) return callback(new BlockedAddressError(hostname, blocked.address), "", 0);
-      }
-      if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      const first = addresses[0];
-      if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), "", 0);
-      callback(null, first.address, first.family);
-    });
+    if (!options.allowPrivate && isInternalName(hostname)) {
+      return callback(new BlockedAddressError(hostname, hostname), "", 0);
+    }
+    resolve(hostname, lookupOptions.family).then(
+      (addresses) => {
+        if (!options.allowPrivate) {
+          const blocked = addresses.find((entry) => isBlockedAddress(entry.address));
+          if (blocked) return callback(new BlockedAddressError(hostname, blocked.address), "", 0);
+        }
+        if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        callback(null, addresses[0].address, addresses[0].family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, "", 0),
+    );
   };
+}
+
+type Family = number | string | undefined;
+
+/** The system resolver (getaddrinfo, /etc/hosts included): for development and tests, where private is allowed. */
+async function systemLookup(hostname: string, family: Family): Promise<LookupAddress[]> {
+  return dns.lookup(hostname, { all: true, family: family === 4 || family === 6 ? family : 0 });
+}
+
+/**
+ * Public names through c-ares (`dns.Resolver`), bounded by a timeout. `dns.lookup` would run getaddrinfo on
+ * libuv's 4-thread pool, where a merchant's resolver that never answers could hold every thread (and with them
+ * all other lookups, file and crypto work). /etc/hosts is not consulted: only the public DNS decides where a
+ * merchant's URL leads.
+ */
+const publicResolver = new dns.Resolver({ timeout: 2_000, tries: 2 });
+
+async function publicDnsLookup(hostname: string, family: Family): Promise<LookupAddress[]> {
+  const none = Promise.resolve<string[]>([]);
+  const [v4, v6] = await Promise.allSettled([
+    family === 6 || family === "IPv6" ? none : publicResolver.resolve4(hostname),
+    family === 4 || family === "IPv4" ? none : publicResolver.resolve6(hostname),
+  ]);
+  const addresses: LookupAddress[] = [
+    ...(v4.status === "fulfilled" ? v4.value.map((address) => ({ address, family: 4 })) : []),
+    ...(v6.status === "fulfilled" ? v6.value.map((address) => ({ address, family: 6 })) : []),
+  ];
+  if (addresses.length) return addresses;
+  const failure = [v4, v6].find((result): result is PromiseRejectedResult => result.status === "rejected");
+  throw failure?.reason ?? Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND", hostname });
 }
