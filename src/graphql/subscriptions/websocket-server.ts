@@ -31,6 +31,7 @@ import {
   unidentifiedOperationError,
 } from "../error-mapper.ts";
 import { costLimitRule, depthLimitRule } from "../hardening.ts";
+import { sharedSubscribe } from "./shared-execution.ts";
 import { onSlowSubscriber } from "./subscription.resolvers.ts";
 
 export const GRAPHQL_PATH = "/graphql";
@@ -155,6 +156,8 @@ export function startSubscriptionServer(
   const disposable = useServer<ConnectionParams, ConnectionState>(
     {
       schema,
+      // One execution per event and document shared by every subscriber (see shared-execution.ts).
+      subscribe: sharedSubscribe,
       connectionInitWaitTimeout: settings.connectionInitWaitTimeoutMs,
       onConnect: async (ctx) => {
         const { apiKey, language } = ctx.connectionParams ?? {};
