@@ -5,15 +5,14 @@ import {
   OrderNotPendingError,
   ProviderRejectedError,
   ProviderUnavailableError,
-  ValidationError,
 } from "../errors.ts";
 import { isUuid } from "../ids.ts";
 import type { Language, MessagingProvider, OrderConfirmationMessage, SendResult } from "../messaging/messaging-provider.ts";
-import { decodeCursor, encodeCursor } from "./order-cursor.ts";
 import type { OrderEventBus } from "./order-events.bus.ts";
 import { decideCustomerAction, decideDeliveryStatus, decideMerchantCancel, type Decision, type DeliveryStatus } from "./order-state.ts";
 import type { MerchantScope, OrderRepository, ProviderEventKey, TransitionResult } from "./order.repository.ts";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type CreateOrderInput, type OrderFilter } from "./order.schemas.ts";
+import type { CreateOrderInput, OrderFilter } from "./order.schemas.ts";
+import { keysetPage, readPageRequest, type PageRequest } from "./order-page.ts";
 import { toOrderView, type OrderView } from "./order.view.ts";
 
 const PROVIDER_EVENT_RETENTION_MS = 8 * 24 * 60 * 60 * 1000;
@@ -116,20 +115,10 @@ export class OrderService {
   }
 
   /** Newest first, keyset-paginated. `cursor` is the opaque `nextCursor` of the previous page. */
-  async list(scope: MerchantScope, filter: OrderFilter, page: { limit?: number; cursor?: string | null }): Promise<OrderPage> {
-    const limit = Math.min(Math.max(page.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
-    const after = page.cursor ? decodeCursor(page.cursor) : null;
-    if (page.cursor && !after) throw new ValidationError([{ field: "cursor", key: "field.format.cursor" }]);
-    const rows = await this.orders.list(scope, filter, limit + 1, after);
-    const hasMore = rows.length > limit;
-    const visible = rows.slice(0, limit);
-    const last = visible.at(-1);
-    return {
-      orders: visible.map(toOrderView),
-      limit,
-      hasMore,
-      nextCursor: hasMore && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
-    };
+  async list(scope: MerchantScope, filter: OrderFilter, page: PageRequest): Promise<OrderPage> {
+    const { limit, after } = readPageRequest(page);
+    const { rows, hasMore, nextCursor } = keysetPage(await this.orders.list(scope, filter, limit + 1, after), limit);
+    return { orders: rows.map(toOrderView), limit, hasMore, nextCursor };
   }
 
   /** How many orders match `filter` across all pages (GraphQL's totalCount). */

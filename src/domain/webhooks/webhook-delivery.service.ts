@@ -1,8 +1,7 @@
-import { NotFoundError, ValidationError } from "../errors.ts";
+import { NotFoundError } from "../errors.ts";
 import { isUuid } from "../ids.ts";
-import { decodeCursor, encodeCursor } from "../orders/order-cursor.ts";
+import { keysetPage, readPageRequest, type PageRequest } from "../orders/order-page.ts";
 import type { MerchantScope } from "../orders/order.repository.ts";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../orders/order.schemas.ts";
 import type { DeliveryFilter, DeliveryRecord, DeliveryStatus, WebhookDeliveryRepository } from "./webhook-delivery.repository.ts";
 
 export const DELIVERY_STATUSES = ["pending", "succeeded", "dead"] as const satisfies readonly DeliveryStatus[];
@@ -48,24 +47,14 @@ export class WebhookDeliveryService {
   ) {}
 
   /** Newest first, keyset-paginated like the order list. */
-  async list(scope: MerchantScope, filter: DeliveryFilter, page: { limit?: number; cursor?: string | null }): Promise<WebhookDeliveryPage> {
-    const limit = Math.min(Math.max(page.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
-    const after = page.cursor ? decodeCursor(page.cursor) : null;
-    if (page.cursor && !after) throw new ValidationError([{ field: "cursor", key: "field.format.cursor" }]);
+  async list(scope: MerchantScope, filter: DeliveryFilter, page: PageRequest): Promise<WebhookDeliveryPage> {
+    const { limit, after } = readPageRequest(page);
     // A malformed id matches nothing (the transports validate ids; this keeps the query well-typed anyway).
     if ((filter.endpointId && !isUuid(filter.endpointId)) || (filter.orderId && !isUuid(filter.orderId))) {
       return { deliveries: [], limit, hasMore: false, nextCursor: null };
     }
-    const rows = await this.deliveries.list(scope, normalise(filter), limit + 1, after);
-    const hasMore = rows.length > limit;
-    const visible = rows.slice(0, limit);
-    const last = visible.at(-1);
-    return {
-      deliveries: visible.map(toDeliveryView),
-      limit,
-      hasMore,
-      nextCursor: hasMore && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
-    };
+    const { rows, hasMore, nextCursor } = keysetPage(await this.deliveries.list(scope, normalise(filter), limit + 1, after), limit);
+    return { deliveries: rows.map(toDeliveryView), limit, hasMore, nextCursor };
   }
 
   async get(scope: MerchantScope, id: string): Promise<WebhookDeliveryView> {
