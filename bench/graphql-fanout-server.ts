@@ -41,7 +41,8 @@ function memory(): FromServer {
 async function startService() {
   const config = loadConfig({ HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "silent", RATE_LIMIT_MAX: "1000000000" });
   config.database = { kind: "embedded", dataDir: null };
-  const app: RunningApp = await createApp(config, { logger: createLogger("silent") });
+  // One key per merchant holds every subscriber of its group: lift the per-key connection cap for the benchmark.
+  const app: RunningApp = await createApp(config, { logger: createLogger("silent"), subscriptions: { maxConnectionsPerKey: 1_000_000 } });
   const url = await app.http.listen({ host: "127.0.0.1", port: 0 });
   const apiKeys: string[] = [];
   const events: StoredEvent[] = [];

@@ -12,7 +12,7 @@ import { OrderRepository } from "./domain/orders/order.repository.ts";
 import { OrderService } from "./domain/orders/order.service.ts";
 import { buildHttpServer, type App } from "./http/server.ts";
 import { createGraphQLSchema } from "./graphql/schema.ts";
-import { startSubscriptionServer } from "./graphql/subscriptions/websocket-server.ts";
+import { startSubscriptionServer, type SubscriptionServerOptions } from "./graphql/subscriptions/websocket-server.ts";
 import { drain } from "./http/in-flight.ts";
 import { createMetrics, registerWebhookQueueGauges, type Metrics } from "./metrics.ts";
 import { SimulatedPhones } from "./providers/simulator/simulated-phones.ts";
@@ -59,6 +59,8 @@ export interface CreateAppOptions {
   liveProvider?: MessagingProvider;
   /** An already-open database (tests share one per file). */
   database?: Database;
+  /** Limits of the GraphQL websocket server (tests and benchmarks change them). */
+  subscriptions?: SubscriptionServerOptions;
 }
 
 /** The composition root: builds every service once and wires them; transports only receive services. */
@@ -116,7 +118,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   };
   const http = await buildHttpServer(services, config, logger);
   // graphql-transport-ws on the same port and path as HTTP /graphql (Fastify ignores upgrade requests).
-  const subscriptions = startSubscriptionServer(http.server, services, createGraphQLSchema(services), logger);
+  const subscriptions = startSubscriptionServer(http.server, services, createGraphQLSchema(services), logger, options.subscriptions);
   const maintenance = startMaintenance(services, logger);
   webhookDispatcher.start();
 

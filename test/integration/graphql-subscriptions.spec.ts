@@ -412,3 +412,36 @@ describe.runIf(redisUrl)("several instances sharing Redis (TEST_REDIS_URL)", () 
     await activeSubscriptions(b, 0);
   });
 });
+
+describe("connections per API key", () => {
+  it("closes one more than the per-key limit with 1008; other keys and freed places are unaffected", async () => {
+    const limited = await startTestServer({}, { subscriptions: { maxConnectionsPerKey: 2 } });
+    try {
+      const owner = await limited.merchant("Busy Dashboard");
+      const other = await limited.merchant("Other Dashboard");
+      const first = await ackedSocket(limited, owner.keys.test);
+      await ackedSocket(limited, owner.keys.test);
+      const third = await rawSocket(limited);
+      third.send({ type: "connection_init", payload: { apiKey: owner.keys.test } });
+      expect(await third.closed).toEqual({ code: 1008, reason: "Too many connections for this API key" });
+      expect(third.messages).toEqual([]);
+
+      // The merchant's other key (live) and other merchants have their own allowance.
+      await ackedSocket(limited, owner.keys.live);
+      await ackedSocket(limited, other.keys.test);
+
+      // A place freed by a closed socket can be taken again.
+      first.socket.close(1000);
+      await first.closed;
+      await vi.waitFor(async () => {
+        const again = await rawSocket(limited);
+        again.send({ type: "connection_init", payload: { apiKey: owner.keys.test } });
+        await vi.waitFor(() => expect(again.messages).toContainEqual({ type: "connection_ack" }), { timeout: 1_000 });
+      });
+    } finally {
+      for (const socket of openSockets) socket.terminate();
+      openSockets.clear();
+      await limited.close();
+    }
+  });
+});

@@ -49,6 +49,11 @@ export interface SubscriptionServerOptions {
   recheckKeysEveryMs?: number;
   /** On close, sockets that have not finished their close handshake by then are cut. */
   closeGraceMs?: number;
+  /**
+   * Open connections one API key may hold on this instance (dashboards, tabs); one more is closed with 1008.
+   * Bounds what a leaked or misused key can make the server hold in memory.
+   */
+  maxConnectionsPerKey?: number;
 }
 
 export interface SubscriptionServer {
@@ -80,12 +85,15 @@ const DEFAULTS: Required<SubscriptionServerOptions> = {
   keepAliveMs: 12_000,
   recheckKeysEveryMs: 30_000,
   closeGraceMs: 2_000,
+  maxConnectionsPerKey: 1_000,
 };
 
 /** 1013 "try again later": graphql-ws clients reconnect after it (unlike the 44xx codes). */
 const SLOW_SUBSCRIBER_CLOSE = { code: 1013, reason: "Subscriber too slow" } as const;
 const UNAUTHORIZED_CLOSE = { code: CloseCode.Unauthorized, reason: "Unauthorized" } as const;
 const FORBIDDEN_CLOSE = { code: CloseCode.Forbidden, reason: "Forbidden" } as const;
+/** 1008 "policy violation": not 44xx, so graphql-ws clients retry later (when one of the key's sockets closed). */
+const TOO_MANY_CONNECTIONS_CLOSE = { code: 1008, reason: "Too many connections for this API key" } as const;
 
 /**
  * GraphQL subscriptions over the graphql-transport-ws protocol, on the HTTP server's port and the same
@@ -110,6 +118,8 @@ export function startSubscriptionServer(
   const log = logger.child({ component: "graphql-ws" });
   const wss = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, maxPayload: settings.maxPayloadBytes });
   const open = new Set<SubscriptionContext>();
+  /** Open connections per API key id (counted once authenticated, until closed). */
+  const perKey = new Map<string, number>();
   // The HTTP endpoint's depth and cost limits apply here too.
   const validationRules = [...specifiedRules, depthLimitRule(), costLimitRule()];
 
@@ -178,12 +188,24 @@ export function startSubscriptionServer(
         };
         // The client may have gone while its key was checked: graphql-ws then already ran onClose.
         if (ctx.extra.socket.readyState !== WebSocket.OPEN) return false;
+        const held = perKey.get(caller.keyId) ?? 0;
+        if (held >= settings.maxConnectionsPerKey) {
+          log.warn({ keyId: caller.keyId, limit: settings.maxConnectionsPerKey }, "websocket refused: too many connections for one key");
+          ctx.extra.socket.close(TOO_MANY_CONNECTIONS_CLOSE.code, TOO_MANY_CONNECTIONS_CLOSE.reason);
+          return false;
+        }
+        perKey.set(caller.keyId, held + 1);
         Object.assign(ctx.extra, state);
         open.add(ctx);
         return true;
       },
       onClose: (ctx) => {
-        open.delete(ctx);
+        if (!open.delete(ctx)) return;
+        const keyId = ctx.extra.caller?.keyId;
+        if (!keyId) return;
+        const left = (perKey.get(keyId) ?? 1) - 1;
+        if (left > 0) perKey.set(keyId, left);
+        else perKey.delete(keyId);
       },
       onSubscribe: async (ctx, id, payload) => {
         const { apiKey, language = "en", connectionId = "" } = ctx.extra;
