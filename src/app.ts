@@ -14,6 +14,7 @@ import { buildHttpServer, type App } from "./http/server.ts";
 import { createGraphQLSchema } from "./graphql/schema.ts";
 import { startSubscriptionServer, type SubscriptionServerOptions } from "./graphql/subscriptions/websocket-server.ts";
 import { drain } from "./http/in-flight.ts";
+import { throttledWarn } from "./logger.ts";
 import { createMetrics, registerWebhookQueueGauges, type Metrics } from "./metrics.ts";
 import { SimulatedPhones } from "./providers/simulator/simulated-phones.ts";
 import { SimulatorProvider } from "./providers/simulator/simulator.provider.ts";
@@ -116,9 +117,10 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       retryRequested: () => webhookDispatcher.wake(),
     }),
   };
-  const http = await buildHttpServer(services, config, logger);
+  const graphqlSchema = createGraphQLSchema(services);
+  const http = await buildHttpServer(services, config, logger, graphqlSchema);
   // graphql-transport-ws on the same port and path as HTTP /graphql (Fastify ignores upgrade requests).
-  const subscriptions = startSubscriptionServer(http.server, services, createGraphQLSchema(services), logger, options.subscriptions);
+  const subscriptions = startSubscriptionServer(http.server, services, graphqlSchema, logger, options.subscriptions);
   const maintenance = startMaintenance(services, logger);
   webhookDispatcher.start();
 
@@ -152,11 +154,9 @@ function liveProviderFor(config: Config): MessagingProvider {
 /** Redis errors are logged (at most every 30 s while it stays down), never thrown at the process. */
 function connectRedis(url: string, logger: Logger): Redis {
   const redis = new Redis(url, { maxRetriesPerRequest: 2 });
-  let lastLogged = 0;
+  const warn = throttledWarn(logger);
   redis.on("error", (error: Error) => {
-    if (Date.now() - lastLogged < 30_000) return;
-    lastLogged = Date.now();
-    logger.warn({ err: error }, "redis unavailable; rate limits are not counted and events are not relayed meanwhile");
+    warn({ err: error }, "redis unavailable; rate limits are not counted and events are not relayed meanwhile");
   });
   return redis;
 }

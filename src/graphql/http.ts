@@ -10,7 +10,7 @@ import {
 import { ApolloServerPluginLandingPageLocalDefault } from "@apollo/server/plugin/landingPage/default";
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
-import { GraphQLError, Kind, type OperationDefinitionNode } from "graphql";
+import { GraphQLError, Kind, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import type { AppServices } from "../app.ts";
 import type { Config } from "../config.ts";
 import { UnauthorizedError } from "../domain/errors.ts";
@@ -25,7 +25,6 @@ import {
   unauthenticatedError,
 } from "./error-mapper.ts";
 import { costLimitRule, depthLimitRule } from "./hardening.ts";
-import { createGraphQLSchema } from "./schema.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -46,9 +45,14 @@ export const GRAPHQL_PATH = "/graphql";
  * (content negotiation, 400 for bad documents, CSRF and batching refusals) for every client, the audits'
  * key-less requests included, and never runs a resolver without a caller.
  */
-export async function graphqlRoutes(services: AppServices, config: Config, logger: Logger): Promise<FastifyPluginAsync> {
+export async function graphqlRoutes(
+  services: AppServices,
+  config: Config,
+  logger: Logger,
+  schema: GraphQLSchema,
+): Promise<FastifyPluginAsync> {
   const apollo = new ApolloServer<GraphQLContext>({
-    schema: createGraphQLSchema(services),
+    schema,
     introspection: !config.production,
     // Field suggestions ("Did you mean …?") would describe the schema to whoever probes it.
     hideSchemaDetailsFromClientErrors: config.production,

@@ -20,6 +20,7 @@ import { simulatorTestRoutes } from "./routes/simulator-test.routes.ts";
 import { simulatorPageRoutes } from "./routes/simulator-page.routes.ts";
 import { operationalRoutes } from "./routes/operational.routes.ts";
 import { whatsappWebhookRoutes } from "./routes/whatsapp-webhook.routes.ts";
+import type { GraphQLSchema } from "graphql";
 import { graphqlRoutes } from "../graphql/http.ts";
 import { webhookEndpointRoutes } from "./routes/webhook-endpoints.routes.ts";
 import { webhookDeliveryRoutes } from "./routes/webhook-deliveries.routes.ts";
@@ -38,7 +39,13 @@ const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export type App = FastifyInstance<any, any, any, Logger, ZodTypeProvider>;
 
-export async function buildHttpServer(services: AppServices, config: Config, logger: Logger): Promise<App> {
+export async function buildHttpServer(
+  services: AppServices,
+  config: Config,
+  logger: Logger,
+  /** The executable GraphQL schema, shared with the websocket server (built once). */
+  graphqlSchema: GraphQLSchema,
+): Promise<App> {
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT,
@@ -160,7 +167,7 @@ export async function buildHttpServer(services: AppServices, config: Config, log
   await app.register(simulatorPageRoutes());
   await app.register(whatsappWebhookRoutes(services));
   // GraphQL (SPEC §6): Apollo at /graphql, closed by app.close() through Fastify's onClose.
-  await app.register(await graphqlRoutes(services, config, logger));
+  await app.register(await graphqlRoutes(services, config, logger, graphqlSchema));
   return app;
 }
 

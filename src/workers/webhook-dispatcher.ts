@@ -3,6 +3,7 @@ import type { OrderEventBus } from "../domain/orders/order-events.bus.ts";
 import type { AttemptOutcome, ClaimedDelivery, WebhookDeliveryRepository } from "../domain/webhooks/webhook-delivery.repository.ts";
 import { decideAfterAttempt, type AttemptDecision, type AttemptResult } from "../domain/webhooks/webhook-retry-policy.ts";
 import { signDelivery } from "../domain/webhooks/webhook-signature.ts";
+import { throttledWarn } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
 import { AttemptAbortedError, postWebhook, USER_AGENT, type SenderOptions, type WebhookRequest } from "./webhook-sender.ts";
 
@@ -55,12 +56,12 @@ const FAN_OUT_ROUNDS = 20;
  * busy database. Only a crash lets a lease run out: the attempt is then made again this long after the timeout.
  */
 export const LEASE_MARGIN_MS = 10_000;
-const ERROR_LOG_INTERVAL_MS = 30_000;
 
 export class WebhookDispatcher {
   private readonly options: Required<WebhookDispatcherOptions>;
   private readonly send: NonNullable<WebhookDispatcherDeps["send"]>;
   private readonly clock: () => Date;
+  private readonly warn: (details: object, message: string) => void;
   /** In-flight attempts per endpoint id. */
   private readonly inFlight = new Map<string, number>();
   private readonly attempts = new Set<Promise<void>>();
@@ -77,7 +78,6 @@ export class WebhookDispatcher {
   private unsubscribe: (() => void) | null = null;
   private poll: NodeJS.Timeout | null = null;
   private retryTimer: { at: number; timer: NodeJS.Timeout } | null = null;
-  private lastErrorLogged = 0;
 
   constructor(
     private readonly deps: WebhookDispatcherDeps,
@@ -94,6 +94,7 @@ export class WebhookDispatcher {
     };
     this.send = deps.send ?? postWebhook;
     this.clock = deps.clock ?? (() => new Date());
+    this.warn = throttledWarn(deps.logger);
   }
 
   /** A delivery's attempts allowed: the immediate one plus one per scheduled retry. */
@@ -265,10 +266,8 @@ export class WebhookDispatcher {
   }
 
   private logError(error: unknown, message: string, context: Record<string, unknown> = {}): void {
-    // While the database is unreachable every poll fails: say so every 30 s, not every second.
-    if (Date.now() - this.lastErrorLogged < ERROR_LOG_INTERVAL_MS) return;
-    this.lastErrorLogged = Date.now();
-    this.deps.logger.warn({ err: error, ...context }, message);
+    // While the database is unreachable every poll fails: said every 30 s, not every second.
+    this.warn({ err: error, ...context }, message);
   }
 }
 

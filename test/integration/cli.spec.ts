@@ -6,11 +6,12 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { listMigrations } from "../../src/db/migrator.ts";
 import { ApiClient } from "../support/api.ts";
-import { createTestDatabase, testDatabaseName, usingPostgres } from "../support/database.ts";
+import { testDatabaseName, usingPostgres } from "../support/database.ts";
 import { orderInput } from "../support/fixtures.ts";
 import { withDatabase } from "../support/global-setup.ts";
 import {
   childEnv,
+  childEnvWithDatabase,
   freePort,
   killStrays,
   runCli,
@@ -88,13 +89,9 @@ async function emptyPostgresDatabase(): Promise<string> {
 
 beforeAll(async () => {
   dataDir = tempDir();
-  const overrides: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: "info" };
-  if (usingPostgres) {
-    const database = await createTestDatabase();
-    cleanups.push(() => database.drop());
-    overrides.DATABASE_URL = database.url!;
-  }
-  env = childEnv(overrides);
+  const child = await childEnvWithDatabase({ DATA_DIR: dataDir, LOG_LEVEL: "info" });
+  env = child.env;
+  cleanups.push(child.drop);
 });
 
 afterAll(async () => {

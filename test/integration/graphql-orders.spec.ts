@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import pg from "pg";
 import { getIntrospectionQuery } from "graphql";
 import { startTestServer, type TestMerchant, type TestServer } from "../support/server.ts";
-import { GraphQLClient, ORDER_SELECTION } from "../support/graphql.ts";
+import { asGraphQLOrder, GraphQLClient, ORDER_SELECTION } from "../support/graphql.ts";
 import { orderInput } from "../support/fixtures.ts";
 
 /**
@@ -39,11 +39,6 @@ const ORDERS = `query Page($first: Int, $after: String, $filter: OrderFilter) {
   }
 }`;
 
-/** The REST order (lower-case enums) as GraphQL shows it: the only difference is the enums' case. */
-function asGraphQL(rest: any) {
-  const upper = (value: string | null) => (value === null ? null : value.toUpperCase());
-  return { ...rest, status: upper(rest.status), customerAction: upper(rest.customerAction), deliveryStatus: upper(rest.deliveryStatus) };
-}
 
 async function createViaGraphQL(client: GraphQLClient, overrides: Record<string, unknown> = {}) {
   const { note: _note, ...rest } = orderInput(overrides);
@@ -96,10 +91,10 @@ describe("createOrder", () => {
 
     const outbox = await server.outbox(order.id);
     expect(outbox.map((event) => event.type)).toEqual(["order.created"]);
-    expect(asGraphQL(outbox[0].payload.data)).toEqual(order);
+    expect(asGraphQLOrder(outbox[0].payload.data)).toEqual(order);
 
     const rest = await shop.test.get(`/api/v1/orders/${order.id}`);
-    expect(asGraphQL(rest.body)).toEqual(order);
+    expect(asGraphQLOrder(rest.body)).toEqual(order);
   });
 
   it("reports every field problem as a VALIDATION_ERROR userError with its path into the input; stores nothing", async () => {
@@ -269,7 +264,7 @@ describe("order and orders", () => {
     const rest = await pageShop.test.get(`/api/v1/orders/${created[1].id}`);
     const response = await client.query(ORDER, { id: created[1].id });
     expect(response.status).toBe(200);
-    expect(response.body.data!.order).toEqual(asGraphQL(rest.body));
+    expect(response.body.data!.order).toEqual(asGraphQLOrder(rest.body));
   });
 
   it("answers null for unknown, malformed and other merchants' ids, and a test key never sees live orders", async () => {

@@ -4,7 +4,8 @@ import WebSocket from "ws";
 import type { MessagingProvider } from "../../src/domain/messaging/messaging-provider.ts";
 import { startTestServer, type TestMerchant, type TestServer } from "../support/server.ts";
 import { orderInput } from "../support/fixtures.ts";
-import { asGraphQLOrder, connectGraphQLWs, subscribe, SUBSCRIPTION, wsUrl, type Collector } from "../support/graphql-ws.ts";
+import { asGraphQLOrder } from "../support/graphql.ts";
+import { connectGraphQLWs, subscribe, SUBSCRIPTION, wsUrl, type Collector } from "../support/graphql-ws.ts";
 
 /**
  * SPEC §6/§7: Subscription.orderStatusChanged over graphql-transport-ws at /graphql: exactly the outbox events

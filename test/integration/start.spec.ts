@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ApiClient } from "../support/api.ts";
-import { createTestDatabase, usingPostgres } from "../support/database.ts";
+import { usingPostgres } from "../support/database.ts";
 import { orderInput } from "../support/fixtures.ts";
-import { childEnv, freePort, killStrays, startServerProcess, type ServerProcess } from "../support/processes.ts";
+import { childEnvWithDatabase, freePort, killStrays, startServerProcess, type ServerProcess } from "../support/processes.ts";
 
 /**
  * SPEC §1, the newcomer's `npm start` with no configuration at all: embedded PGlite in DATA_DIR (only DATA_DIR
@@ -29,13 +29,7 @@ let demoKey: string;
 beforeAll(async () => {
   dataDir = path.join(mkdtempSync(path.join(tmpdir(), "ocs-start-")), "data"); // its parent is there, itself not yet
   port = await freePort();
-  const overrides: Record<string, string> = { DATA_DIR: dataDir, PORT: String(port) };
-  if (usingPostgres) {
-    const database = await createTestDatabase();
-    drop = database.drop;
-    overrides.DATABASE_URL = database.url!;
-  }
-  env = childEnv(overrides);
+  ({ env, drop } = await childEnvWithDatabase({ DATA_DIR: dataDir, PORT: String(port) }));
   api = new ApiClient(`http://127.0.0.1:${port}`);
 });
 

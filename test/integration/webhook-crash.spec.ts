@@ -3,9 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ApiClient } from "../support/api.ts";
-import { createTestDatabase, usingPostgres } from "../support/database.ts";
 import { orderInput } from "../support/fixtures.ts";
-import { childEnv, freePort, killStrays, startServerProcess, type ServerProcess } from "../support/processes.ts";
+import { childEnvWithDatabase, freePort, killStrays, startServerProcess, type ServerProcess } from "../support/processes.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 import { createEndpoint, eventually } from "../support/webhooks.ts";
 
@@ -31,20 +30,14 @@ let drop: () => Promise<void> = async () => undefined;
 beforeAll(async () => {
   dataDir = path.join(mkdtempSync(path.join(tmpdir(), "ocs-webhook-crash-")), "data");
   const port = await freePort();
-  const overrides: Record<string, string> = {
+  ({ env, drop } = await childEnvWithDatabase({
     DATA_DIR: dataDir,
     PORT: String(port),
     WEBHOOK_ALLOW_PRIVATE_URLS: "true",
     WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
     WEBHOOK_RETRY_SCHEDULE: "200ms",
     LOG_LEVEL: "warn",
-  };
-  if (usingPostgres) {
-    const database = await createTestDatabase();
-    drop = database.drop;
-    overrides.DATABASE_URL = database.url!;
-  }
-  env = childEnv(overrides);
+  }));
   api = new ApiClient(`http://127.0.0.1:${port}`);
   receiver = await startWebhookReceiver();
 });

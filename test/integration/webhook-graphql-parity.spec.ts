@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Client } from "graphql-ws";
 import { orderInput } from "../support/fixtures.ts";
-import { asGraphQLOrder, connectGraphQLWs, subscribe } from "../support/graphql-ws.ts";
+import { asGraphQLOrder } from "../support/graphql.ts";
+import { connectGraphQLWs, subscribe } from "../support/graphql-ws.ts";
 import { startTestServer, type TestMerchant, type TestServer } from "../support/server.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 import { createEndpoint } from "../support/webhooks.ts";

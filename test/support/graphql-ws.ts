@@ -60,14 +60,3 @@ export function subscribe(client: Client, variables: Record<string, unknown> = {
     },
   };
 }
-
-/** The webhook envelope's data (REST view) in GraphQL's shape: enums upper-case, everything else identical. */
-export function asGraphQLOrder(data: any) {
-  return {
-    ...data,
-    status: data.status.toUpperCase(),
-    customerAction: data.customerAction ? data.customerAction.toUpperCase() : null,
-    deliveryStatus: data.deliveryStatus ? data.deliveryStatus.toUpperCase() : null,
-  };
-}
-

@@ -55,3 +55,13 @@ export const ORDER_SELECTION = `
   subtotal shippingCost totalCost currency failureReason errorCode
   items { id productName variantName quantity unitPrice totalPrice }
   createdAt updatedAt`;
+
+/** The webhook envelope's data (REST view) in GraphQL's shape: enums upper-case, everything else identical. */
+export function asGraphQLOrder(data: any) {
+  return {
+    ...data,
+    status: data.status.toUpperCase(),
+    customerAction: data.customerAction ? data.customerAction.toUpperCase() : null,
+    deliveryStatus: data.deliveryStatus ? data.deliveryStatus.toUpperCase() : null,
+  };
+}

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import path from "node:path";
+import { createTestDatabase, usingPostgres } from "./database.ts";
 
 /** Child processes of the real entry points (`src/main.ts`, the `ocs` CLI), as an operator would run them. */
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
@@ -17,6 +18,18 @@ export function childEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CONFIG_VARIABLES) delete env[name];
   return { ...env, ...overrides };
+}
+
+/**
+ * The environment of a child that owns a database: `overrides` (with its own DATA_DIR), plus a fresh PostgreSQL
+ * database when the suite runs on PostgreSQL. `drop` removes that database (a no-op on PGlite).
+ */
+export async function childEnvWithDatabase(
+  overrides: Record<string, string>,
+): Promise<{ env: NodeJS.ProcessEnv; drop: () => Promise<void> }> {
+  if (!usingPostgres) return { env: childEnv(overrides), drop: async () => undefined };
+  const database = await createTestDatabase();
+  return { env: childEnv({ ...overrides, DATABASE_URL: database.url! }), drop: database.drop };
 }
 
 /** A TCP port that was free a moment ago (the server must print its URL, so PORT=0 will not do). */

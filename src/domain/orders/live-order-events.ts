@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { throttledWarn } from "../../logger.ts";
 import type { OrderEventBus } from "./order-events.bus.ts";
 import type { MerchantScope, StoredEvent } from "./order.repository.ts";
 
@@ -29,7 +30,6 @@ export const DEFAULT_LIVE_EVENTS_CHANNEL = "ocs:order-events";
 export const DEFAULT_HIGH_WATER_MARK = 100;
 /** How long start() waits for the Redis subscription before going on without it (it keeps retrying). */
 const SUBSCRIBE_WAIT_MS = 2_000;
-const LOG_INTERVAL_MS = 30_000;
 
 /** The stream failed because its consumer fell more than `highWaterMark` events behind. */
 export class SlowConsumerError extends Error {
@@ -74,15 +74,17 @@ export class LiveOrderEvents {
   private readonly groups = new Map<string, Group>();
   private readonly channel: string;
   private readonly logger: Logger;
+  /** At most one warning per 30 s: an outage must not flood the log with one line per event. */
+  private readonly warn: (details: object, message: string) => void;
   private readonly publisher: Redis | null;
   private subscriber: Redis | null = null;
   private stopBus: (() => void) | null = null;
   private subscriberCount = 0;
-  private lastWarned = 0;
 
   private constructor(bus: OrderEventBus, options: LiveOrderEventsOptions) {
     this.channel = options.channel ?? DEFAULT_LIVE_EVENTS_CHANNEL;
     this.logger = options.logger;
+    this.warn = throttledWarn(options.logger);
     this.publisher = options.redis;
     this.stopBus = bus.subscribe((event) => this.onLocalEvent(event));
   }
@@ -218,13 +220,6 @@ export class LiveOrderEvents {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), SUBSCRIBE_WAIT_MS)));
     await Promise.race([subscribed, timeout]).finally(() => clearTimeout(timer));
-  }
-
-  /** At most one warning per 30 s: an outage must not flood the log with one line per event. */
-  private warn(details: object, message: string): void {
-    if (Date.now() - this.lastWarned < LOG_INTERVAL_MS) return;
-    this.lastWarned = Date.now();
-    this.logger.warn(details, message);
   }
 }
 
