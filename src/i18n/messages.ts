@@ -150,6 +150,32 @@ const catalog: Record<string, Record<Language, Template>> = {
   },
   "field.json": { en: "must be a valid JSON object", ar: "يجب أن يكون كائن JSON صالحًا" },
   "field.invalid": { en: "is invalid", ar: "قيمة غير صالحة" },
+  "field.unknown": { en: "is not a known field", ar: "ليس حقلًا معروفًا" },
+  "field.format.policy_delay": {
+    en: "must be a delay such as 30m, 2h or 1d (a whole number followed by s, m, h or d)",
+    ar: "يجب أن يكون مدة مثل 30m أو 2h أو 1d (عدد صحيح يليه s أو m أو h أو d)",
+  },
+  "field.policy.delay_range": {
+    en: (p) => `must be from ${p.min} to ${p.max}`,
+    ar: (p) => `يجب أن تكون المدة بين ${p.min} و ${p.max}`,
+  },
+  "field.policy.reminders_increasing": {
+    en: "must be later than the reminder before it (reminders are strictly increasing)",
+    ar: "يجب أن يكون بعد التذكير السابق (التذكيرات تصاعدية تمامًا)",
+  },
+  "field.policy.expiry_after_reminders": {
+    en: "must be later than the last reminder",
+    ar: "يجب أن يكون بعد آخر تذكير",
+  },
+  "field.format.clock_time": { en: "must be a 24-hour time such as 22:00", ar: "يجب أن يكون وقتًا بنظام 24 ساعة مثل 22:00" },
+  "field.format.time_zone": {
+    en: "must be an IANA time zone such as Africa/Cairo",
+    ar: "يجب أن تكون منطقة زمنية من قاعدة IANA مثل Africa/Cairo",
+  },
+  "field.policy.quiet_hours_empty": {
+    en: "must differ from start",
+    ar: "يجب أن يختلف عن وقت البداية",
+  },
   "field.unknown_action": { en: "must be approve or cancel", ar: "يجب أن يكون approve أو cancel" },
 };
 

@@ -23,7 +23,9 @@ export function problemFromIssue(issue: core.$ZodIssue, root?: string): FieldPro
     if (issue.code === "invalid_type" && (issue as { input?: unknown }).input === undefined) {
       return { field, key: "field.required" };
     }
-    return { field, key: `field.${issue.message.slice(5)}` };
+    // Custom issues may carry parameters for their text (e.g. the allowed range of a delay).
+    const params = issue.code === "custom" ? (issue.params as FieldProblem["params"] | undefined) : undefined;
+    return params ? { field, key: `field.${issue.message.slice(5)}`, params } : { field, key: `field.${issue.message.slice(5)}` };
   }
   switch (issue.code) {
     case "invalid_type": {
@@ -45,6 +47,8 @@ export function problemFromIssue(issue: core.$ZodIssue, root?: string): FieldPro
     }
     case "invalid_value":
       return { field, key: "field.enum", params: { values: issue.values.map(String).join(", ") } };
+    case "unrecognized_keys":
+      return { field: fieldPath([...issue.path, issue.keys[0] ?? ""], root), key: "field.unknown" };
     case "invalid_format":
       return { field, key: issue.format === "datetime" ? "field.format.datetime" : "field.invalid" };
     default:

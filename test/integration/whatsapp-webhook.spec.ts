@@ -372,7 +372,7 @@ describe("a callback that overtakes the recording of its send", () => {
     expect((await shop.test.get(`/api/v1/orders/${other.id}`)).body.deliveryStatus).toBe("delivered");
     expect((await shop.test.get(`/api/v1/orders/${draft.id}`)).status).toBe(404);
 
-    await repository.markAccepted(draft, wamid, new Date());
+    await repository.markAccepted(draft, wamid, new Date(), [], "rest");
     const retried = await callback(batch);
     expect(retried.status).toBe(200);
     expect((await shop.test.get(`/api/v1/orders/${draft.id}`)).body.deliveryStatus).toBe("sent");

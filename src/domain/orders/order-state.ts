@@ -1,12 +1,18 @@
 /**
- * The order state machine, as pure functions: pending → confirmed | canceled | failed, nothing leaves a
- * terminal state, and deliveryStatus only moves forward (null → sent → delivered → read; failed only
+ * The order state machine, as pure functions: pending → confirmed | canceled | failed | expired (the last
+ * only under a merchant's opt-in confirmation policy), nothing leaves a terminal state, and deliveryStatus only moves forward (null → sent → delivered → read; failed only
  * while pending). Repositories apply the decisions inside a transaction that holds the order's row lock.
  */
-export type Status = "pending" | "confirmed" | "canceled" | "failed";
+export type Status = "pending" | "confirmed" | "canceled" | "failed" | "expired";
 export type CustomerAction = "approved" | "canceled";
 export type DeliveryStatus = "sent" | "delivered" | "read" | "failed";
-export const ORDER_EVENT_NAMES = ["order.created", "order.confirmed", "order.canceled", "order.failed"] as const;
+export const ORDER_EVENT_NAMES = [
+  "order.created",
+  "order.confirmed",
+  "order.canceled",
+  "order.failed",
+  "order.expired",
+] as const;
 export type OrderEventName = (typeof ORDER_EVENT_NAMES)[number];
 
 export interface OrderState {
@@ -22,9 +28,19 @@ export interface StateChange {
   failure?: { errorCode: number | null; failureReason: string };
 }
 
+/** What a change is called in the order's timeline (SPEC §10); reminder steps are recorded by the scheduler. */
+export type TimelineStep =
+  | "approved"
+  | "canceled"
+  | "failed"
+  | "expired"
+  | "delivery_sent"
+  | "delivery_delivered"
+  | "delivery_read";
+
 export type Decision =
-  /** Write `change`, and emit `event` when present. */
-  | { kind: "apply"; change: StateChange; event: OrderEventName | null }
+  /** Write `change` and its timeline `step`, and emit `event` when present. */
+  | { kind: "apply"; change: StateChange; event: OrderEventName | null; step: TimelineStep }
   /** Already in the requested state: answer as success, write nothing (idempotent repeats). */
   | { kind: "unchanged" }
   /** Not allowed from the current state. */
@@ -38,7 +54,16 @@ export const isTerminal = (status: Status): boolean => status !== "pending";
 export function decideMerchantCancel(state: OrderState): Decision {
   if (state.status === "canceled") return { kind: "unchanged" };
   if (state.status !== "pending") return { kind: "rejected", status: state.status };
-  return { kind: "apply", change: { status: "canceled", customerAction: "canceled" }, event: "order.canceled" };
+  return { kind: "apply", change: { status: "canceled", customerAction: "canceled" }, event: "order.canceled", step: "canceled" };
+}
+
+/**
+ * The merchant's `expireAfter` passed with no answer (the scheduler decides it). customerAction stays null:
+ * nobody answered.
+ */
+export function decideExpiry(state: OrderState): Decision {
+  if (state.status !== "pending") return { kind: "rejected", status: state.status };
+  return { kind: "apply", change: { status: "expired" }, event: "order.expired", step: "expired" };
 }
 
 /**
@@ -51,8 +76,8 @@ export function decideCustomerAction(state: OrderState, action: "approve" | "can
   // provider never reports `read`.
   const read: StateChange = isBehind(state.deliveryStatus, "read") ? { deliveryStatus: "read" } : {};
   return action === "approve"
-    ? { kind: "apply", change: { status: "confirmed", customerAction: "approved", ...read }, event: "order.confirmed" }
-    : { kind: "apply", change: { status: "canceled", customerAction: "canceled", ...read }, event: "order.canceled" };
+    ? { kind: "apply", change: { status: "confirmed", customerAction: "approved", ...read }, event: "order.confirmed", step: "approved" }
+    : { kind: "apply", change: { status: "canceled", customerAction: "canceled", ...read }, event: "order.canceled", step: "canceled" };
 }
 
 function isBehind(current: DeliveryStatus | null, target: Exclude<DeliveryStatus, "failed">): boolean {
@@ -80,12 +105,13 @@ export function decideDeliveryStatus(
           failure: failure ?? { errorCode: null, failureReason: "Unknown failure" },
         },
         event: "order.failed",
+        step: "failed",
       };
     }
     return { kind: "unchanged" };
   }
   if (!isBehind(state.deliveryStatus, report)) return { kind: "unchanged" };
-  return { kind: "apply", change: { deliveryStatus: report }, event: null };
+  return { kind: "apply", change: { deliveryStatus: report }, event: null, step: `delivery_${report}` };
 }
 
 /** failureReason per the seed: first error's message, else its title, else "Unknown failure". */

@@ -1,7 +1,9 @@
 import type pg from "pg";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client.ts";
 import { newId } from "../ids.ts";
+import { EMPTY_POLICY, type ConfirmationPolicy, type PlannedTask } from "../confirmation/confirmation-policy.ts";
 import type { Decision, OrderEventName, OrderState, StateChange } from "./order-state.ts";
+import type { Actor, TimelineEntry, Via } from "./order-timeline.ts";
 import type { CreateOrderInput, OrderFilter } from "./order.schemas.ts";
 import { eventEnvelope, toOrderView, type OrderEventEnvelope, type OrderRecord, type OrderView } from "./order.view.ts";
 import type { OrderCursor } from "./order-cursor.ts";
@@ -32,12 +34,18 @@ export type TransitionResult =
   /** This provider event was already applied (or ignored) before: nothing was written. */
   | { outcome: "duplicate"; order: OrderView }
   | { outcome: "rejected"; order: OrderView; status: string }
+  /** A reminder of this order is being sent right now: a change that ends `pending` waits for its result. */
+  | { outcome: "reminder_in_flight" }
   | { outcome: "not_found" }
   /** The order's send has no recorded result yet: it does not exist for anyone else until then. */
   | { outcome: "sending" };
 
 const withItems = { items: { orderBy: { position: "asc" } } } as const;
 
+/**
+ * Claims the order (and its items) in the `sending` state and reads the merchant's confirmation policy in
+ * the same statement: the policy an order follows is the one stored when it was created.
+ */
 const INSERT_SENDING_SQL = `
   WITH new_order AS (
     INSERT INTO orders (id, merchant_id, mode, external_order_id, customer_name, customer_phone, customer_address,
@@ -45,13 +53,20 @@ const INSERT_SENDING_SQL = `
     VALUES ($1, $2, $3::"KeyMode", $4, $5, $6, $7, $8::numeric, $9::numeric, $10::numeric, $11, $12, $13,
       'pending', 'sending', $14, $14)
     RETURNING id
+  ), new_items AS (
+    INSERT INTO order_items (id, order_id, position, product_name, variant_name, quantity, unit_price, total_price)
+    SELECT item.id, new_order.id, item.position, item.product_name, item.variant_name, item.quantity, item.unit_price,
+      item.total_price
+    FROM new_order, unnest($15::uuid[], $16::smallint[], $17::text[], $18::text[], $19::numeric[], $20::numeric[],
+      $21::numeric[]) AS item(id, position, product_name, variant_name, quantity, unit_price, total_price)
   )
-  INSERT INTO order_items (id, order_id, position, product_name, variant_name, quantity, unit_price, total_price)
-  SELECT item.id, new_order.id, item.position, item.product_name, item.variant_name, item.quantity, item.unit_price,
-    item.total_price
-  FROM new_order, unnest($15::uuid[], $16::smallint[], $17::text[], $18::text[], $19::numeric[], $20::numeric[],
-    $21::numeric[]) AS item(id, position, product_name, variant_name, quantity, unit_price, total_price)`;
+  SELECT p.reminders, p.expire_after, p.quiet_hours_start, p.quiet_hours_end, p.quiet_hours_time_zone
+  FROM confirmation_policies p WHERE p.merchant_id = $2 AND p.mode = $3::"KeyMode"`;
 
+/**
+ * The send was accepted: the order becomes visible with `order.created`, its timeline's first steps and its
+ * reminder/expiry schedule, all in one statement.
+ */
 const MARK_ACCEPTED_SQL = `
   WITH accepted AS (
     UPDATE orders SET send_state = 'accepted', provider_message_id = $2, created_at = $3, updated_at = $3
@@ -61,8 +76,51 @@ const MARK_ACCEPTED_SQL = `
     INSERT INTO order_events (id, merchant_id, order_id, type, payload, created_at)
     SELECT $4, accepted.merchant_id, accepted.id, 'order.created', $5::json, $3 FROM accepted
     RETURNING id
+  ), timeline AS (
+    INSERT INTO order_timeline (order_id, at, kind, source, detail)
+    SELECT accepted.id, $3, step.kind, step.source, step.detail
+    FROM accepted, unnest($6::text[], $7::text[], $8::jsonb[]) WITH ORDINALITY AS step(kind, source, detail, n)
+    ORDER BY step.n
+  ), tasks AS (
+    INSERT INTO order_tasks (id, order_id, merchant_id, mode, kind, position, state, due_at, created_at)
+    SELECT task.id, accepted.id, accepted.merchant_id, accepted.mode, task.kind::"OrderTaskKind", task.position,
+      'scheduled', task.due_at, $3
+    FROM accepted, unnest($9::uuid[], $10::text[], $11::smallint[], $12::timestamptz[]) AS task(id, kind, position, due_at)
   )
   SELECT accepted.merchant_id, accepted.mode FROM accepted, inserted`;
+
+/** A send that failed before the provider took it: stored failed (no event), with its timeline. */
+const MARK_SEND_FAILED_SQL = `
+  WITH failed AS (
+    UPDATE orders SET send_state = 'rejected', status = 'failed', delivery_status = 'failed', error_code = $2,
+      failure_reason = $3, created_at = $4, updated_at = $4
+    WHERE id = $1 AND send_state = 'sending'
+    RETURNING id
+  )
+  INSERT INTO order_timeline (order_id, at, kind, source, detail)
+  SELECT failed.id, $4, step.kind, step.source, step.detail
+  FROM failed, unnest($5::text[], $6::text[], $7::jsonb[]) WITH ORDINALITY AS step(kind, source, detail, n)
+  ORDER BY step.n`;
+
+/** Sends interrupted by a crash: failed like a send that never reached the provider, with a timeline step. */
+const FAIL_ABANDONED_SQL = `
+  WITH failed AS (
+    UPDATE orders SET send_state = 'rejected', status = 'failed', delivery_status = 'failed', error_code = NULL,
+      failure_reason = 'Unknown failure', created_at = $2, updated_at = $2
+    WHERE send_state = 'sending' AND created_at < $1
+    RETURNING id
+  ), timeline AS (
+    INSERT INTO order_timeline (order_id, at, kind, source, detail)
+    SELECT failed.id, $2, 'failed', 'scheduler', '{"reason":"send interrupted"}'::jsonb FROM failed
+  )
+  SELECT count(*)::int AS count FROM failed`;
+
+const TIMELINE_SQL = `
+  SELECT t.kind, t.source, t.detail, to_char(t.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
+  FROM order_timeline t JOIN orders o ON o.id = t.order_id
+  WHERE t.order_id = $1::uuid AND o.merchant_id = $2::uuid AND o.mode = $3::"KeyMode" AND o.send_state <> 'sending'
+  ORDER BY t.at, t.id
+  LIMIT $4`;
 
 const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 /** Builds toOrderView's shape in SQL (numeric → JSON number keeps the stored decimal digits). */
@@ -96,10 +154,6 @@ export class OrderRepository {
 
   /**
    * Stores a new order in the `sending` state, which claims its externalOrderId before any message is
-   * sent. Returns the existing order's id when the externalOrderId is taken.
-   */
-  /**
-   * Stores a new order in the `sending` state, which claims its externalOrderId before any message is
    * sent, and returns it as it will be shown. One statement (order and items together, atomically): the
    * create path is the API's busiest write. Returns the existing order's id when the externalOrderId is taken.
    */
@@ -108,11 +162,11 @@ export class OrderRepository {
     input: CreateOrderInput,
     language: string,
     now: Date,
-  ): Promise<{ inserted: OrderView } | { duplicateOf: string }> {
+  ): Promise<{ inserted: OrderView; policy: ConfirmationPolicy } | { duplicateOf: string }> {
     const order = draftView(input, now);
     const items = order.items;
     try {
-      await this.pool.query(INSERT_SENDING_SQL, [
+      const { rows } = await this.pool.query<PolicyRow>(INSERT_SENDING_SQL, [
         order.id, scope.merchantId, scope.mode, order.externalOrderId, order.customerName, order.customerPhone,
         order.customerAddress, String(order.subtotal), String(order.shippingCost), String(order.totalCost),
         order.currency, input.note || null, language, now,
@@ -120,7 +174,7 @@ export class OrderRepository {
         items.map((item) => item.variantName), items.map((item) => String(item.quantity)),
         items.map((item) => String(item.unitPrice)), items.map((item) => String(item.totalPrice)),
       ]);
-      return { inserted: order };
+      return { inserted: order, policy: rows[0] ? policyOfRow(rows[0]) : EMPTY_POLICY };
     } catch (error) {
       if ((error as { code?: string; constraint?: string }).code === "23505") {
         const existing = await this.findIdByExternalId(scope, input.externalOrderId);
@@ -163,13 +217,21 @@ export class OrderRepository {
     draft: OrderView,
     providerMessageId: string,
     now: Date,
+    schedule: PlannedTask[],
+    via: Via,
   ): Promise<{ order: OrderView; event: StoredEvent } | null> {
     // Nothing can change a `sending` order but this call, so its state is the draft's.
     const order: OrderView = { ...draft, createdAt: now.toISOString(), updatedAt: now.toISOString() };
     const envelope = eventEnvelope("order.created", now, order);
     const eventId = newId();
+    const steps = timelineColumns([
+      { kind: "created", source: "merchant", detail: { via } },
+      { kind: "message_sent", source: "provider", detail: { providerMessageId } },
+    ]);
     const { rows } = await this.pool.query<{ merchant_id: string; mode: MerchantScope["mode"] }>(MARK_ACCEPTED_SQL, [
-      order.id, providerMessageId, now, eventId, JSON.stringify(envelope),
+      order.id, providerMessageId, now, eventId, JSON.stringify(envelope), ...steps,
+      schedule.map(() => newId()), schedule.map((task) => task.kind), schedule.map((task) => task.position),
+      schedule.map((task) => task.dueAt),
     ]);
     if (rows.length === 0) return null;
     const { merchant_id: merchantId, mode } = rows[0];
@@ -180,19 +242,17 @@ export class OrderRepository {
    * The send failed before the provider took it: stored failed, and no event (seed rule 1). Returns the
    * order as stored, whoever finished it.
    */
-  async markSendFailed(orderId: string, failure: { errorCode: number | null; failureReason: string }, now: Date): Promise<OrderView> {
-    await this.prisma.order.updateMany({
-      where: { id: orderId, sendState: "sending" },
-      data: {
-        sendState: "rejected",
-        status: "failed",
-        deliveryStatus: "failed",
-        errorCode: failure.errorCode,
-        failureReason: failure.failureReason,
-        createdAt: now,
-        updatedAt: now,
-      },
-    });
+  async markSendFailed(
+    orderId: string,
+    failure: { errorCode: number | null; failureReason: string },
+    now: Date,
+    via: Via,
+  ): Promise<OrderView> {
+    const steps = timelineColumns([
+      { kind: "created", source: "merchant", detail: { via } },
+      { kind: "failed", source: "provider", detail: { errorCode: failure.errorCode, failureReason: failure.failureReason } },
+    ]);
+    await this.pool.query(MARK_SEND_FAILED_SQL, [orderId, failure.errorCode, failure.failureReason, now, ...steps]);
     return toOrderView(await this.prisma.order.findUniqueOrThrow({ where: { id: orderId }, include: withItems }));
   }
 
@@ -201,19 +261,14 @@ export class OrderRepository {
    * that never reached the provider: stored failed, no event. Returns how many.
    */
   async failAbandonedSends(startedBefore: Date, now: Date): Promise<number> {
-    const { count } = await this.prisma.order.updateMany({
-      where: { sendState: "sending", createdAt: { lt: startedBefore } },
-      data: {
-        sendState: "rejected",
-        status: "failed",
-        deliveryStatus: "failed",
-        errorCode: null,
-        failureReason: "Unknown failure",
-        createdAt: now,
-        updatedAt: now,
-      },
-    });
-    return count;
+    const { rows } = await this.pool.query<{ count: number }>(FAIL_ABANDONED_SQL, [startedBefore, now]);
+    return rows[0]?.count ?? 0;
+  }
+
+  /** The recorded steps of one visible order of the scope, oldest first (at most `limit`). */
+  async timeline(scope: MerchantScope, orderId: string, limit: number): Promise<TimelineEntry[]> {
+    const { rows } = await this.pool.query<TimelineEntry>(TIMELINE_SQL, [orderId, scope.merchantId, scope.mode, limit]);
+    return rows.map(({ at, kind, source, detail }) => ({ at, kind, source, detail }));
   }
 
   /**
@@ -268,20 +323,30 @@ export class OrderRepository {
     scope: MerchantScope | null,
     decide: (state: OrderState) => Decision,
     now: Date,
-    providerEvent: ProviderEventKey | null = null,
+    actor: Actor,
+    options: { providerEvent?: ProviderEventKey | null; waitForReminder?: boolean } = {},
   ): Promise<TransitionResult> {
+    const { providerEvent = null, waitForReminder = true } = options;
     return this.prisma.$transaction(async (tx) => {
       // No filter on send_state here: FOR UPDATE then waits for a send result being recorded and sees it,
-      // so "still sending" is decided atomically with the lock.
+      // so "still sending" is decided atomically with the lock. The same holds for a reminder being sent.
       const locked = scope
-        ? await tx.$queryRaw<{ send_state: string }[]>`
-            SELECT send_state FROM orders WHERE id = ${orderId}::uuid AND merchant_id = ${scope.merchantId}::uuid
-              AND mode = ${scope.mode}::"KeyMode" FOR UPDATE`
-        : await tx.$queryRaw<{ send_state: string }[]>`
-            SELECT send_state FROM orders WHERE id = ${orderId}::uuid FOR UPDATE`;
+        ? await tx.$queryRaw<LockedRow[]>`
+            SELECT send_state, ${REMINDER_IN_FLIGHT} AS reminder_in_flight FROM orders o
+            WHERE id = ${orderId}::uuid AND merchant_id = ${scope.merchantId}::uuid AND mode = ${scope.mode}::"KeyMode"
+            FOR UPDATE`
+        : await tx.$queryRaw<LockedRow[]>`
+            SELECT send_state, ${REMINDER_IN_FLIGHT} AS reminder_in_flight FROM orders o
+            WHERE id = ${orderId}::uuid FOR UPDATE`;
       if (locked.length === 0) return { outcome: "not_found" } as const;
       if (locked[0].send_state === "sending") return { outcome: "sending" } as const;
       const current = await tx.order.findUniqueOrThrow({ where: { id: orderId }, include: withItems });
+      const decision = decide(current);
+      // A reminder decided before this change is on its way: a change that ends `pending` (a tap, a cancel,
+      // a failure, the expiry) is applied once its result is recorded, so no reminder follows it.
+      if (decision.kind === "apply" && decision.change.status && locked[0].reminder_in_flight && waitForReminder) {
+        return { outcome: "reminder_in_flight" } as const;
+      }
       // Recorded with whatever this transaction decides (a refused or no-op event included); a concurrent
       // copy of the same event waits on the key, then finds it taken.
       if (providerEvent) {
@@ -291,7 +356,6 @@ export class OrderRepository {
           ON CONFLICT DO NOTHING`;
         if (claimed === 0) return { outcome: "duplicate", order: toOrderView(current) } as const;
       }
-      const decision = decide(current);
       if (decision.kind === "unchanged") return { outcome: "unchanged", order: toOrderView(current) } as const;
       if (decision.kind === "rejected") {
         return { outcome: "rejected", order: toOrderView(current), status: decision.status } as const;
@@ -303,6 +367,17 @@ export class OrderRepository {
       });
       const order = toOrderView(record);
       const event = decision.event ? await insertEvent(tx, record, decision.event, now, order) : null;
+      const detail = { ...actor.detail, ...(decision.change.failure ?? {}) };
+      await tx.$executeRaw`
+        INSERT INTO order_timeline (order_id, at, kind, source, detail)
+        VALUES (${orderId}::uuid, ${now}, ${decision.step}, ${actor.source},
+          ${Object.keys(detail).length ? JSON.stringify(detail) : null}::jsonb)`;
+      // The order left `pending`: what was still scheduled for it (reminders, expiry) will never be due.
+      if (decision.change.status) {
+        await tx.$executeRaw`
+          UPDATE order_tasks SET state = 'canceled', lease_until = NULL, finished_at = ${now}
+          WHERE order_id = ${orderId}::uuid AND state IN ('scheduled', 'claimed')`;
+      }
       return { outcome: "applied", order, event } as const;
     }, TX_OPTIONS);
   }
@@ -321,6 +396,43 @@ export class OrderRepository {
       envelope: row.payload as unknown as OrderEventEnvelope,
     }));
   }
+}
+
+interface LockedRow {
+  send_state: string;
+  reminder_in_flight: boolean;
+}
+
+/** Whether a reminder of the locked order `o` is being sent by a live worker (its lease not yet run out). */
+const REMINDER_IN_FLIGHT = Prisma.sql`EXISTS (SELECT 1 FROM order_tasks t
+  WHERE t.order_id = o.id AND t.state = 'sending' AND t.lease_until > now())`;
+
+interface PolicyRow {
+  reminders: string[] | null;
+  expire_after: string | null;
+  quiet_hours_start: string | null;
+  quiet_hours_end: string | null;
+  quiet_hours_time_zone: string | null;
+}
+
+export function policyOfRow(row: PolicyRow): ConfirmationPolicy {
+  return {
+    reminders: row.reminders ?? [],
+    expireAfter: row.expire_after,
+    quietHours:
+      row.quiet_hours_start && row.quiet_hours_end && row.quiet_hours_time_zone
+        ? { start: row.quiet_hours_start, end: row.quiet_hours_end, timeZone: row.quiet_hours_time_zone }
+        : null,
+  };
+}
+
+/** Timeline steps as the three parallel arrays the insert statements unnest. */
+function timelineColumns(steps: Omit<TimelineEntry, "at">[]): [string[], string[], (string | null)[]] {
+  return [
+    steps.map((step) => step.kind),
+    steps.map((step) => step.source),
+    steps.map((step) => (step.detail ? JSON.stringify(step.detail) : null)),
+  ];
 }
 
 /** The list's conditions without its cursor: the caller's visible orders matching `filter`. */

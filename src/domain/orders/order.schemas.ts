@@ -98,7 +98,7 @@ function isIsoCurrency(code: string): boolean {
   return supportedCurrencies.has(code.toUpperCase());
 }
 
-export const ORDER_STATUSES = ["pending", "confirmed", "canceled", "failed"] as const;
+export const ORDER_STATUSES = ["pending", "confirmed", "canceled", "failed", "expired"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 export interface OrderFilter {

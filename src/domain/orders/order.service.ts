@@ -9,13 +9,28 @@ import {
 import { isUuid } from "../ids.ts";
 import type { Language, MessagingProvider, OrderConfirmationMessage, SendResult } from "../messaging/messaging-provider.ts";
 import type { OrderEventBus } from "./order-events.bus.ts";
-import { decideCustomerAction, decideDeliveryStatus, decideMerchantCancel, type Decision, type DeliveryStatus } from "./order-state.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { planSchedule } from "../confirmation/confirmation-policy.ts";
+import {
+  decideCustomerAction,
+  decideDeliveryStatus,
+  decideExpiry,
+  decideMerchantCancel,
+  type Decision,
+  type DeliveryStatus,
+  type OrderState,
+} from "./order-state.ts";
+import { customerActor, merchantActor, providerActor, SCHEDULER, type Actor, type TimelineEntry, type Via } from "./order-timeline.ts";
 import type { MerchantScope, OrderRepository, ProviderEventKey, TransitionResult } from "./order.repository.ts";
 import type { CreateOrderInput, OrderFilter } from "./order.schemas.ts";
 import { keysetPage, readPageRequest, type PageRequest } from "./order-page.ts";
 import { toOrderView, type OrderView } from "./order.view.ts";
 
 const PROVIDER_EVENT_RETENTION_MS = 8 * 24 * 60 * 60 * 1000;
+/** Longest a tap or cancel waits for a reminder send in flight (its own timeout bounds the send far below). */
+const REMINDER_WAIT_MS = 30_000;
+/** At most this many timeline steps are returned (an order has a handful; the bound is for safety). */
+export const MAX_TIMELINE_ENTRIES = 200;
 
 export interface OrderPage {
   orders: OrderView[];
@@ -51,10 +66,10 @@ export class OrderService {
    * orders become `pending` with `order.created`; rejected or unsent ones are stored `failed` without an
    * event, and the caller gets a typed error carrying that order.
    */
-  async create(scope: MerchantScope, input: CreateOrderInput, language: Language): Promise<OrderView> {
+  async create(scope: MerchantScope, input: CreateOrderInput, language: Language, via: Via = "rest"): Promise<OrderView> {
     const claimed = await this.orders.insertSending(scope, input, language, this.clock());
     if ("duplicateOf" in claimed) throw new DuplicateExternalOrderIdError(claimed.duplicateOf, input.externalOrderId);
-    const draft = claimed.inserted;
+    const { inserted: draft, policy } = claimed;
     const provider = this.providers.forMode(scope.mode);
     const result = await provider.sendOrderConfirmation(confirmationOf(draft, language)).catch((error: unknown) => {
       this.logger.error({ err: error, orderId: draft.id, provider: provider.name }, "provider send threw");
@@ -63,28 +78,32 @@ export class OrderService {
     this.observer.createOutcome(scope.mode, result.outcome);
     switch (result.outcome) {
       case "accepted": {
-        const accepted = await this.orders.markAccepted(draft, result.providerMessageId, this.clock());
+        // Delays count from the moment the order became pending (SPEC §9).
+        const pendingAt = this.clock();
+        const schedule = planSchedule(policy, pendingAt);
+        const accepted = await this.orders.markAccepted(draft, result.providerMessageId, pendingAt, schedule, via);
         if (!accepted) {
           // Slower than the abandoned-send deadline: the order was already failed; report it as such.
           this.logger.error({ orderId: draft.id }, "send accepted after the order was failed as abandoned");
-          const order = await this.orders.markSendFailed(draft.id, { errorCode: null, failureReason: "Unknown failure" }, this.clock());
+          const failure = { errorCode: null, failureReason: "Unknown failure" };
+          const order = await this.orders.markSendFailed(draft.id, failure, this.clock(), via);
           throw new ProviderUnavailableError(order, order.errorCode, order.failureReason ?? "Unknown failure", "unreachable");
         }
         this.bus.publish(accepted.event);
         return accepted.order;
       }
       case "rejected": {
-        const order = await this.orders.markSendFailed(draft.id, result, this.clock());
+        const order = await this.orders.markSendFailed(draft.id, result, this.clock(), via);
         throw new ProviderRejectedError(order, result.errorCode, result.failureReason);
       }
       case "unavailable": {
         this.logger.warn({ orderId: draft.id, provider: provider.name, detail: result.detail }, "provider unavailable");
-        const order = await this.orders.markSendFailed(draft.id, result, this.clock());
+        const order = await this.orders.markSendFailed(draft.id, result, this.clock(), via);
         throw new ProviderUnavailableError(order, result.errorCode, result.failureReason, "unreachable");
       }
       case "not_configured": {
         const failure = { errorCode: null, failureReason: "Unknown failure" };
-        const order = await this.orders.markSendFailed(draft.id, failure, this.clock());
+        const order = await this.orders.markSendFailed(draft.id, failure, this.clock(), via);
         this.logger.warn({ orderId: draft.id, detail: result.detail }, "live order without WhatsApp configuration");
         throw new ProviderUnavailableError(order, null, failure.failureReason, "not_configured");
       }
@@ -126,9 +145,20 @@ export class OrderService {
     return this.orders.count(scope, filter);
   }
 
-  /** DELETE: pending → canceled (+ order.canceled); canceled stays as is; confirmed/failed → 409. */
-  async cancel(scope: MerchantScope, id: string): Promise<OrderView> {
-    return this.settle(await this.transition(id, scope, decideMerchantCancel));
+  /** The order's recorded steps, oldest first (SPEC §10); 404 for an order the scope cannot see. */
+  async timeline(scope: MerchantScope, id: string): Promise<TimelineEntry[]> {
+    await this.get(scope, id);
+    return this.orders.timeline(scope, id.toLowerCase(), MAX_TIMELINE_ENTRIES);
+  }
+
+  /** DELETE: pending → canceled (+ order.canceled); canceled stays as is; confirmed/failed/expired → 409. */
+  async cancel(scope: MerchantScope, id: string, via: Via = "rest"): Promise<OrderView> {
+    return this.settle(await this.transition(id, scope, decideMerchantCancel, merchantActor(via)));
+  }
+
+  /** The merchant's `expireAfter` passed with no answer: pending → expired (+ order.expired). */
+  async expire(orderId: string): Promise<TransitionResult> {
+    return this.transition(orderId, null, decideExpiry, SCHEDULER);
   }
 
   /**
@@ -142,8 +172,10 @@ export class OrderService {
     action: "approve" | "cancel",
     scope: MerchantScope | null = null,
     providerEvent: ProviderEventKey | null = null,
+    via: Via = "whatsapp",
   ): Promise<TransitionResult> {
-    return this.transition(orderId, scope, (state) => decideCustomerAction(state, action), providerEvent);
+    const actor = customerActor(via, providerEvent?.key.replace(/^message:/, "") ?? null);
+    return this.transition(orderId, scope, (state) => decideCustomerAction(state, action), actor, providerEvent);
   }
 
   async applyDeliveryStatus(
@@ -153,7 +185,8 @@ export class OrderService {
     scope: MerchantScope | null = null,
     providerEvent: ProviderEventKey | null = null,
   ): Promise<TransitionResult> {
-    return this.transition(orderId, scope, (state) => decideDeliveryStatus(state, status, failure), providerEvent);
+    const actor = scope ? { source: "provider" as const, detail: { via: "simulator" } } : providerActor();
+    return this.transition(orderId, scope, (state) => decideDeliveryStatus(state, status, failure), actor, providerEvent);
   }
 
   /** The order a provider's message id belongs to (callbacks name the message they report on). */
@@ -163,21 +196,40 @@ export class OrderService {
 
   /** Throws the domain error for an outcome that the caller must see as a failure. */
   settle(result: TransitionResult): OrderView {
-    if (result.outcome === "not_found" || result.outcome === "sending") throw new NotFoundError("order");
+    if (result.outcome === "not_found" || result.outcome === "sending" || result.outcome === "reminder_in_flight") {
+      throw new NotFoundError("order");
+    }
     if (result.outcome === "rejected") throw new OrderNotPendingError(result.order.id, result.status);
     return result.order;
   }
 
+  /**
+   * Applies `decide` under the order's lock. While a reminder of the order is being sent, a change that ends
+   * `pending` waits (briefly, bounded) for the send's result, so a reminder is never sent after a tap or a
+   * cancel; past the bound (a worker that died mid-send) it goes ahead.
+   */
   private async transition(
     id: string,
     scope: MerchantScope | null,
-    decide: (state: Parameters<typeof decideMerchantCancel>[0]) => Decision,
+    decide: (state: OrderState) => Decision,
+    actor: Actor,
     providerEvent: ProviderEventKey | null = null,
-  ) {
-    if (!isUuid(id)) return { outcome: "not_found" } as const;
-    const result = await this.orders.transition(id.toLowerCase(), scope, decide, this.clock(), providerEvent);
-    if (result.outcome === "applied" && result.event) this.bus.publish(result.event);
-    return result;
+  ): Promise<TransitionResult> {
+    if (!isUuid(id)) return { outcome: "not_found" };
+    const deadline = Date.now() + REMINDER_WAIT_MS;
+    for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
+      const waitForReminder = Date.now() < deadline;
+      const result = await this.orders.transition(id.toLowerCase(), scope, decide, this.clock(), actor, {
+        providerEvent,
+        waitForReminder,
+      });
+      if (result.outcome === "reminder_in_flight") {
+        await sleep(pause);
+        continue;
+      }
+      if (result.outcome === "applied" && result.event) this.bus.publish(result.event);
+      return result;
+    }
   }
 }
 

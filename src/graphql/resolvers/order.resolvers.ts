@@ -95,7 +95,7 @@ export function orderResolvers(services: AppServices) {
     cancelOrder: (_parent, { id }, context) =>
       guard(context, async (caller): Promise<CancelOrderPayload> => {
         try {
-          return { order: toGraphQLOrder(await orderService.cancel(caller, id)), userErrors: [] };
+          return { order: toGraphQLOrder(await orderService.cancel(caller, id, "graphql")), userErrors: [] };
         } catch (error) {
           const userErrors = toUserErrors(error, context.language);
           if (!userErrors) throw error;
@@ -152,7 +152,7 @@ async function createOrderPayload(
   language: GraphQLContext["language"],
 ): Promise<CreateOrderPayload> {
   try {
-    return { order: toGraphQLOrder(await orderService.create(caller, input, language)), userErrors: [] };
+    return { order: toGraphQLOrder(await orderService.create(caller, input, language, "graphql")), userErrors: [] };
   } catch (error) {
     const userErrors = toUserErrors(error, language, ["input"]);
     if (!userErrors) throw error;

@@ -43,7 +43,7 @@ export class SimulatorService {
   async tap(scope: MerchantScope, orderId: string, action: "approve" | "cancel"): Promise<OrderView> {
     assertTestMode(scope);
     const { orders, phones } = this.deps;
-    const order = orders.settle(await orders.applyCustomerAction(orderId, action, scope));
+    const order = orders.settle(await orders.applyCustomerAction(orderId, action, scope, null, "simulator"));
     phones.orderChanged({ merchantId: scope.merchantId, order });
     return order;
   }
