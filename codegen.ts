@@ -10,10 +10,14 @@ const config = {
       config: {
         useTypeImports: true,
         enumsAsTypes: true,
-        scalars: { DateTime: "string" },
+        scalars: { DateTime: "string", JSON: "Record<string, unknown>" },
         contextType: "../graphql/context.ts#GraphQLContext",
         // A connection's totalCount is a second query, run only when the field is selected.
-        mappers: { OrderConnection: "../graphql/order-mapper.ts#OrderConnectionSource" },
+        // Order.timeline is read only when selected (its own resolver).
+        mappers: {
+          OrderConnection: "../graphql/order-mapper.ts#OrderConnectionSource",
+          Order: "../graphql/order-mapper.ts#OrderSource",
+        },
       },
     },
   },

@@ -15,7 +15,13 @@ import { createGraphQLSchema } from "./graphql/schema.ts";
 import { startSubscriptionServer, type SubscriptionServerOptions } from "./graphql/subscriptions/websocket-server.ts";
 import { drain } from "./http/in-flight.ts";
 import { throttledWarn } from "./logger.ts";
-import { createMetrics, registerWebhookQueueGauges, type Metrics } from "./metrics.ts";
+import { createMetrics, registerScheduleGauge, registerWebhookQueueGauges, type Metrics } from "./metrics.ts";
+import { ConfirmationPolicyRepository } from "./domain/confirmation/confirmation-policy.repository.ts";
+import { ConfirmationPolicyService } from "./domain/confirmation/confirmation-policy.service.ts";
+import { OrderExpiryRepository } from "./domain/confirmation/order-expiry.repository.ts";
+import { OrderTaskRepository } from "./domain/confirmation/order-task.repository.ts";
+import { ConfirmationScheduler } from "./workers/confirmation-scheduler.ts";
+import { ReminderService } from "./domain/confirmation/reminder.service.ts";
 import { SimulatedPhones } from "./providers/simulator/simulated-phones.ts";
 import { SimulatorProvider } from "./providers/simulator/simulator.provider.ts";
 import { SimulatorService } from "./providers/simulator/simulator.service.ts";
@@ -45,6 +51,12 @@ export interface AppServices {
   /** Delivers the outbox to merchants' endpoints; `wake()` after writing anything it should act on now. */
   webhookDispatcher: WebhookDispatcher;
   webhookDeliveries: WebhookDeliveryService;
+  /** Merchants' confirmation policies (reminders, quiet hours, expiry). */
+  confirmationPolicies: ConfirmationPolicyService;
+  /** Reminder messages as provider callbacks see them. */
+  reminders: ReminderService;
+  /** Sends due reminders and expires unanswered orders; `wake()` to look for due work now. */
+  confirmationScheduler: ConfirmationScheduler;
 }
 
 export interface RunningApp {
@@ -84,9 +96,11 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const phones = new SimulatedPhones();
   const simulatorProvider = new SimulatorProvider(phones);
   const liveProvider = options.liveProvider ?? liveProviderFor(config);
+  const providers = { forMode: (mode: "live" | "test") => (mode === "test" ? simulatorProvider : liveProvider) };
+  const orderTasks = new OrderTaskRepository(database.pool);
   const orderService = new OrderService(
     new OrderRepository(database.prisma, database.pool),
-    { forMode: (mode) => (mode === "test" ? simulatorProvider : liveProvider) },
+    providers,
     bus,
     logger,
     { createOutcome: (mode, outcome) => metrics.ordersCreated.labels(mode, outcome).inc() },
@@ -96,6 +110,15 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const webhookDispatcher = new WebhookDispatcher(
     { deliveries: webhookDeliveryRepository, bus, logger, metrics },
     config.webhooks,
+  );
+  registerScheduleGauge(metrics, () => orderTasks.oldestDueSeconds(new Date()));
+  const confirmationScheduler = new ConfirmationScheduler(
+    { tasks: orderTasks, expiries: new OrderExpiryRepository(database.pool), providers, bus, logger, metrics },
+    {
+      maxSendsPerSecond: config.whatsapp.maxSendsPerSecond,
+      // The provider's bounded retry: three attempts within its 3 s budget, each up to the timeout.
+      sendTimeoutMs: config.whatsapp.timeoutMs * 3 + 3_000,
+    },
   );
   const services: AppServices = {
     config,
@@ -116,6 +139,12 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     webhookDeliveries: new WebhookDeliveryService(webhookDeliveryRepository, {
       retryRequested: () => webhookDispatcher.wake(),
     }),
+    confirmationPolicies: new ConfirmationPolicyService(
+      new ConfirmationPolicyRepository(database.pool),
+      config.confirmation.minDelayMs,
+    ),
+    reminders: new ReminderService(orderTasks),
+    confirmationScheduler,
   };
   const graphqlSchema = createGraphQLSchema(services);
   const http = await buildHttpServer(services, config, logger, graphqlSchema);
@@ -123,6 +152,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const subscriptions = startSubscriptionServer(http.server, services, graphqlSchema, logger, options.subscriptions);
   const maintenance = startMaintenance(services, logger);
   webhookDispatcher.start();
+  confirmationScheduler.start();
 
   return {
     services,
@@ -132,10 +162,12 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       await subscriptions.close();
       // The dispatcher winds down alongside the HTTP server: attempts under way finish or are handed back.
       const dispatcherStopped = webhookDispatcher.stop();
+      const schedulerStopped = confirmationScheduler.stop();
       await http.close();
       // Handlers of clients that went away still run: let them finish before their database goes.
       await drain("shutdown", http.inFlight, 10_000, (message) => logger.warn(message));
       await dispatcherStopped;
+      await schedulerStopped;
       await maintenance.stop();
       await liveEvents.close();
       redis?.disconnect();
@@ -146,9 +178,9 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
 
 /** Live mode sends through the WhatsApp Cloud API once its sender is configured; test mode never does. */
 function liveProviderFor(config: Config): MessagingProvider {
-  const { apiUrl, phoneNumberId, accessToken, templateName, timeoutMs } = config.whatsapp;
+  const { apiUrl, phoneNumberId, accessToken, templateName, reminderTemplateName, timeoutMs } = config.whatsapp;
   if (!phoneNumberId || !accessToken) return new UnconfiguredProvider();
-  return new WhatsAppCloudProvider({ apiUrl, phoneNumberId, accessToken, templateName, timeoutMs });
+  return new WhatsAppCloudProvider({ apiUrl, phoneNumberId, accessToken, templateName, reminderTemplateName, timeoutMs });
 }
 
 /** Redis errors are logged (at most every 30 s while it stays down), never thrown at the process. */

@@ -64,6 +64,9 @@ const envSchema = z.object({
   WHATSAPP_VERIFY_TOKEN: z.string().min(1).optional(),
   WHATSAPP_TEMPLATE_NAME: z.string().min(1).default("order_confirmation"),
   WHATSAPP_TIMEOUT_MS: positiveInt.default(10_000),
+  WHATSAPP_REMINDER_TEMPLATE_NAME: z.string().min(1).default("order_confirmation_reminder"),
+  WHATSAPP_MAX_SENDS_PER_SECOND: z.coerce.number().positive().max(10_000).default(80),
+  CONFIRMATION_MIN_DELAY: duration.prefault("5m"),
   WEBHOOK_RETRY_SCHEDULE: retrySchedule.prefault(["5s", "5m", "30m", "2h", "5h", "10h", "10h"].join(",")),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(15_000),
   WEBHOOK_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
@@ -90,8 +93,13 @@ export interface Config {
     appSecret: string | null;
     verifyToken: string | null;
     templateName: string;
+    reminderTemplateName: string;
     timeoutMs: number;
+    /** Reminder sends per second across all instances (Meta's default throughput per number is 80). */
+    maxSendsPerSecond: number;
   };
+  /** Confirmation policies (SPEC §9): the shortest reminder/expiry delay a merchant may set. */
+  confirmation: { minDelayMs: number };
   webhooks: { retryScheduleMs: number[]; timeoutMs: number; allowPrivateUrls: boolean };
   rateLimit: { max: number; windowMs: number };
   logLevel: string;
@@ -128,7 +136,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     appSecret: env.WHATSAPP_APP_SECRET ?? null,
     verifyToken: env.WHATSAPP_VERIFY_TOKEN ?? null,
     templateName: env.WHATSAPP_TEMPLATE_NAME,
+    reminderTemplateName: env.WHATSAPP_REMINDER_TEMPLATE_NAME,
     timeoutMs: env.WHATSAPP_TIMEOUT_MS,
+    maxSendsPerSecond: env.WHATSAPP_MAX_SENDS_PER_SECOND,
   };
   if (whatsapp.phoneNumberId && whatsapp.accessToken && !whatsapp.appSecret) {
     throw new ConfigError(["WHATSAPP_APP_SECRET: required when live mode is configured (it verifies Meta's callbacks)"]);
@@ -141,6 +151,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR,
     redisUrl: env.REDIS_URL ?? null,
     whatsapp,
+    confirmation: { minDelayMs: env.CONFIRMATION_MIN_DELAY },
     webhooks: {
       retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,

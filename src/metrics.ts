@@ -49,6 +49,17 @@ export function createMetrics() {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers: [registry],
     }),
+    remindersSent: new Counter({
+      name: "reminders_sent_total",
+      help: "Reminder sends of confirmation policies, by outcome: sent, rejected (the provider refused it), unavailable (no answer or transient failure), skipped (the order was no longer pending, or a later reminder superseded it)",
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+    }),
+    ordersExpired: new Counter({
+      name: "orders_expired_total",
+      help: "Orders moved to expired because the customer did not answer within the merchant's expireAfter",
+      registers: [registry],
+    }),
     webhookAttemptsInFlight: new Gauge({
       name: "webhook_attempts_in_flight",
       help: "Webhook delivery attempts under way in this instance",
@@ -98,4 +109,17 @@ export function registerWebhookQueueGauges(metrics: Metrics, read: () => Promise
     "Age of the oldest order event not yet fanned out to webhook deliveries (0 when none)",
     (s) => s.oldestUndispatchedSeconds,
   );
+}
+
+/** Age of the oldest due-but-not-done reminder or expiry (all instances), read from the database at scrape time. */
+export function registerScheduleGauge(metrics: Metrics, read: () => Promise<number>): void {
+  new Gauge({
+    name: "confirmation_schedule_oldest_due_seconds",
+    help: "How long the oldest due reminder or expiry has been waiting to be worked (0 when none is due)",
+    registers: [metrics.registry],
+    async collect() {
+      const seconds = await read().catch(() => null);
+      if (seconds !== null) this.set(seconds);
+    },
+  });
 }

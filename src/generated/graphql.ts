@@ -1,8 +1,9 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { OrderConnectionSource } from '../graphql/order-mapper.ts';
+import type { OrderConnectionSource, OrderSource } from '../graphql/order-mapper.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
+export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
@@ -13,6 +14,8 @@ export type Scalars = {
   Float: { input: number; output: number; }
   /** ISO 8601 timestamp. Output: UTC with milliseconds, e.g. 2026-11-22T08:58:58.971Z. Input: any ISO 8601 date-time with a time-zone offset (Z or ±hh:mm). */
   DateTime: { input: string; output: string; }
+  /** Any JSON value (an object here: the details of a timeline step). */
+  JSON: { input: Record<string, unknown>; output: Record<string, unknown>; }
 };
 
 /** The result of cancelOrder. */
@@ -22,6 +25,31 @@ export type CancelOrderPayload = {
   order?: Maybe<Order>;
   /** Empty on success. */
   userErrors: Array<UserError>;
+};
+
+/**
+ * What happens when a customer stays silent, per merchant and mode. Delays are `<n>s`, `<n>m`, `<n>h` or `<n>d`,
+ * counted from the moment the order became pending, each from CONFIRMATION_MIN_DELAY (default 5m) to 7d. A change
+ * applies to orders created afterwards. The default is no reminders, no expiry, no quiet hours.
+ */
+export type ConfirmationPolicy = {
+  __typename?: 'ConfirmationPolicy';
+  /** When a still-pending order expires (status EXPIRED, event order.expired); null = never. Later than the last reminder. */
+  expireAfter?: Maybe<Scalars['String']['output']>;
+  /** When reminders wait; null = any time. */
+  quietHours?: Maybe<QuietHours>;
+  /** 0–3 reminder delays after the first message, strictly increasing, e.g. ["2h", "12h"]. */
+  reminders: Array<Scalars['String']['output']>;
+};
+
+/** A whole new policy: omitted fields take their defaults (no reminders, no expiry, no quiet hours). */
+export type ConfirmationPolicyInput = {
+  /** A delay later than the last reminder, or null for never. */
+  expireAfter?: InputMaybe<Scalars['String']['input']>;
+  /** Quiet hours, or null for none. */
+  quietHours?: InputMaybe<QuietHoursInput>;
+  /** 0–3 delays, strictly increasing, e.g. ["2h", "12h"]. */
+  reminders?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
 /** A new order: the REST create body's fields and bounds. */
@@ -93,6 +121,8 @@ export type Mutation = {
    * that order. A taken externalOrderId is DUPLICATE_EXTERNAL_ORDER_ID and sends nothing.
    */
   createOrder: CreateOrderPayload;
+  /** Replaces the caller's confirmation policy; it applies to orders created afterwards. */
+  updateConfirmationPolicy: UpdateConfirmationPolicyPayload;
 };
 
 
@@ -105,6 +135,12 @@ export type MutationCancelOrderArgs = {
 /** The root of every change. */
 export type MutationCreateOrderArgs = {
   input: CreateOrderInput;
+};
+
+
+/** The root of every change. */
+export type MutationUpdateConfirmationPolicyArgs = {
+  input: ConfirmationPolicyInput;
 };
 
 /** An order and the state of its WhatsApp confirmation: the same data as the REST order and the webhook payload. */
@@ -140,6 +176,8 @@ export type Order = {
   status: OrderStatus;
   /** Sum of the items, exactly as sent. */
   subtotal: Scalars['Float']['output'];
+  /** Every recorded step of this order, oldest first (at most 200). Orders created before the timeline existed show less. */
+  timeline: Array<OrderTimelineEntry>;
   /** Amount the customer pays, exactly as sent. */
   totalCost: Scalars['Float']['output'];
   /** When the order last changed. */
@@ -217,6 +255,8 @@ export type OrderStatus =
   | 'CANCELED'
   /** The customer tapped Approve. */
   | 'CONFIRMED'
+  /** Opt-in (confirmationPolicy.expireAfter): the customer did not answer in time. customerAction stays null. */
+  | 'EXPIRED'
   /** The message could not be sent or delivered. */
   | 'FAILED'
   /** The confirmation message was sent; waiting for the customer's answer. */
@@ -231,6 +271,19 @@ export type OrderStatusEvent = {
   order: Order;
   /** When the change happened (the webhook envelope's timestamp). */
   timestamp: Scalars['DateTime']['output'];
+};
+
+/** One recorded step of an order's life, written in the same transaction as the change it describes. */
+export type OrderTimelineEntry = {
+  __typename?: 'OrderTimelineEntry';
+  /** When it happened. */
+  at: Scalars['DateTime']['output'];
+  /** Details of the step: providerMessageId, errorCode and failureReason, reminder number, via (rest, graphql, whatsapp, simulator). */
+  detail?: Maybe<Scalars['JSON']['output']>;
+  /** created, message_sent, delivery_sent, delivery_delivered, delivery_read, reminder_sent, reminder_failed, reminder_delivered, reminder_read, approved, canceled, failed, expired. */
+  kind: Scalars['String']['output'];
+  /** Who caused it: customer (a tap), merchant (REST or GraphQL), provider (WhatsApp) or scheduler (reminders, expiry, crash recovery). */
+  source: Scalars['String']['output'];
 };
 
 /** Relay page information. Only forward pagination (first/after) is offered. */
@@ -249,6 +302,8 @@ export type PageInfo = {
 /** The root of every read. */
 export type Query = {
   __typename?: 'Query';
+  /** The caller's confirmation policy (the merchant and mode of the key). */
+  confirmationPolicy: ConfirmationPolicy;
   /** One order of the caller's merchant and mode, or null when it does not exist, belongs to someone else, or the id is malformed. */
   order?: Maybe<Order>;
   /**
@@ -272,6 +327,27 @@ export type QueryOrdersArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** Local hours in which no reminder is sent: a reminder falling due inside them waits until they end (expiry is not moved). */
+export type QuietHours = {
+  __typename?: 'QuietHours';
+  /** End, local 24-hour time HH:MM (may be earlier than start: the window then crosses midnight). */
+  end: Scalars['String']['output'];
+  /** Start, local 24-hour time HH:MM. */
+  start: Scalars['String']['output'];
+  /** IANA time zone, e.g. Africa/Cairo. */
+  timeZone: Scalars['String']['output'];
+};
+
+/** Quiet hours of a new policy. */
+export type QuietHoursInput = {
+  /** End, local 24-hour time HH:MM, different from start. */
+  end: Scalars['String']['input'];
+  /** Start, local 24-hour time HH:MM. */
+  start: Scalars['String']['input'];
+  /** IANA time zone, e.g. Africa/Cairo. */
+  timeZone: Scalars['String']['input'];
+};
+
 /** Live updates over the graphql-transport-ws websocket at /graphql. */
 export type Subscription = {
   __typename?: 'Subscription';
@@ -283,6 +359,15 @@ export type Subscription = {
 /** Live updates over the graphql-transport-ws websocket at /graphql. */
 export type SubscriptionOrderStatusChangedArgs = {
   orderId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+/** The result of updateConfirmationPolicy. */
+export type UpdateConfirmationPolicyPayload = {
+  __typename?: 'UpdateConfirmationPolicyPayload';
+  /** The policy as stored; null when userErrors is not empty. */
+  policy?: Maybe<ConfirmationPolicy>;
+  /** Why the policy was refused (VALIDATION_ERROR with the field path); empty on success. */
+  userErrors: Array<UserError>;
 };
 
 /**
@@ -380,59 +465,79 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
-  CancelOrderPayload: ResolverTypeWrapper<CancelOrderPayload>;
+  CancelOrderPayload: ResolverTypeWrapper<Omit<CancelOrderPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
+  ConfirmationPolicy: ResolverTypeWrapper<ConfirmationPolicy>;
+  ConfirmationPolicyInput: ConfirmationPolicyInput;
   CreateOrderInput: CreateOrderInput;
-  CreateOrderPayload: ResolverTypeWrapper<CreateOrderPayload>;
+  CreateOrderPayload: ResolverTypeWrapper<Omit<CreateOrderPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
   CustomerAction: CustomerAction;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DeliveryStatus: DeliveryStatus;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
-  Order: ResolverTypeWrapper<Order>;
+  Order: ResolverTypeWrapper<OrderSource>;
   OrderConnection: ResolverTypeWrapper<OrderConnectionSource>;
-  OrderEdge: ResolverTypeWrapper<OrderEdge>;
+  OrderEdge: ResolverTypeWrapper<Omit<OrderEdge, 'node'> & { node: ResolversTypes['Order'] }>;
   OrderFilter: OrderFilter;
   OrderItem: ResolverTypeWrapper<OrderItem>;
   OrderItemInput: OrderItemInput;
   OrderStatus: OrderStatus;
-  OrderStatusEvent: ResolverTypeWrapper<OrderStatusEvent>;
+  OrderStatusEvent: ResolverTypeWrapper<Omit<OrderStatusEvent, 'order'> & { order: ResolversTypes['Order'] }>;
+  OrderTimelineEntry: ResolverTypeWrapper<OrderTimelineEntry>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  QuietHours: ResolverTypeWrapper<QuietHours>;
+  QuietHoursInput: QuietHoursInput;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  UpdateConfirmationPolicyPayload: ResolverTypeWrapper<UpdateConfirmationPolicyPayload>;
   UserError: ResolverTypeWrapper<UserError>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   Boolean: Scalars['Boolean']['output'];
-  CancelOrderPayload: CancelOrderPayload;
+  CancelOrderPayload: Omit<CancelOrderPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
+  ConfirmationPolicy: ConfirmationPolicy;
+  ConfirmationPolicyInput: ConfirmationPolicyInput;
   CreateOrderInput: CreateOrderInput;
-  CreateOrderPayload: CreateOrderPayload;
+  CreateOrderPayload: Omit<CreateOrderPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
   DateTime: Scalars['DateTime']['output'];
   Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
+  JSON: Scalars['JSON']['output'];
   Mutation: Record<PropertyKey, never>;
-  Order: Order;
+  Order: OrderSource;
   OrderConnection: OrderConnectionSource;
-  OrderEdge: OrderEdge;
+  OrderEdge: Omit<OrderEdge, 'node'> & { node: ResolversParentTypes['Order'] };
   OrderFilter: OrderFilter;
   OrderItem: OrderItem;
   OrderItemInput: OrderItemInput;
-  OrderStatusEvent: OrderStatusEvent;
+  OrderStatusEvent: Omit<OrderStatusEvent, 'order'> & { order: ResolversParentTypes['Order'] };
+  OrderTimelineEntry: OrderTimelineEntry;
   PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
+  QuietHours: QuietHours;
+  QuietHoursInput: QuietHoursInput;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
+  UpdateConfirmationPolicyPayload: UpdateConfirmationPolicyPayload;
   UserError: UserError;
 };
 
 export type CancelOrderPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CancelOrderPayload'] = ResolversParentTypes['CancelOrderPayload']> = {
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type ConfirmationPolicyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConfirmationPolicy'] = ResolversParentTypes['ConfirmationPolicy']> = {
+  expireAfter?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  quietHours?: Resolver<Maybe<ResolversTypes['QuietHours']>, ParentType, ContextType>;
+  reminders?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type CreateOrderPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateOrderPayload'] = ResolversParentTypes['CreateOrderPayload']> = {
@@ -444,9 +549,14 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
   name: 'DateTime';
 }
 
+export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
+  name: 'JSON';
+}
+
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   cancelOrder?: Resolver<ResolversTypes['CancelOrderPayload'], ParentType, ContextType, RequireFields<MutationCancelOrderArgs, 'id'>>;
   createOrder?: Resolver<ResolversTypes['CreateOrderPayload'], ParentType, ContextType, RequireFields<MutationCreateOrderArgs, 'input'>>;
+  updateConfirmationPolicy?: Resolver<ResolversTypes['UpdateConfirmationPolicyPayload'], ParentType, ContextType, RequireFields<MutationUpdateConfirmationPolicyArgs, 'input'>>;
 };
 
 export type OrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Order'] = ResolversParentTypes['Order']> = {
@@ -465,6 +575,7 @@ export type OrderResolvers<ContextType = GraphQLContext, ParentType extends Reso
   shippingCost?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['OrderStatus'], ParentType, ContextType>;
   subtotal?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  timeline?: Resolver<Array<ResolversTypes['OrderTimelineEntry']>, ParentType, ContextType>;
   totalCost?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
@@ -495,6 +606,13 @@ export type OrderStatusEventResolvers<ContextType = GraphQLContext, ParentType e
   timestamp?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
+export type OrderTimelineEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderTimelineEntry'] = ResolversParentTypes['OrderTimelineEntry']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  detail?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
   endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -503,12 +621,24 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
 };
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  confirmationPolicy?: Resolver<ResolversTypes['ConfirmationPolicy'], ParentType, ContextType>;
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
   orders?: Resolver<ResolversTypes['OrderConnection'], ParentType, ContextType, RequireFields<QueryOrdersArgs, 'first'>>;
 };
 
+export type QuietHoursResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['QuietHours'] = ResolversParentTypes['QuietHours']> = {
+  end?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  start?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timeZone?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
   orderStatusChanged?: SubscriptionResolver<ResolversTypes['OrderStatusEvent'], "orderStatusChanged", ParentType, ContextType, Partial<SubscriptionOrderStatusChangedArgs>>;
+};
+
+export type UpdateConfirmationPolicyPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdateConfirmationPolicyPayload'] = ResolversParentTypes['UpdateConfirmationPolicyPayload']> = {
+  policy?: Resolver<Maybe<ResolversTypes['ConfirmationPolicy']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
 export type UserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserError'] = ResolversParentTypes['UserError']> = {
@@ -520,17 +650,22 @@ export type UserErrorResolvers<ContextType = GraphQLContext, ParentType extends 
 
 export type Resolvers<ContextType = GraphQLContext> = {
   CancelOrderPayload?: CancelOrderPayloadResolvers<ContextType>;
+  ConfirmationPolicy?: ConfirmationPolicyResolvers<ContextType>;
   CreateOrderPayload?: CreateOrderPayloadResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
+  JSON?: GraphQLScalarType;
   Mutation?: MutationResolvers<ContextType>;
   Order?: OrderResolvers<ContextType>;
   OrderConnection?: OrderConnectionResolvers<ContextType>;
   OrderEdge?: OrderEdgeResolvers<ContextType>;
   OrderItem?: OrderItemResolvers<ContextType>;
   OrderStatusEvent?: OrderStatusEventResolvers<ContextType>;
+  OrderTimelineEntry?: OrderTimelineEntryResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  QuietHours?: QuietHoursResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
+  UpdateConfirmationPolicyPayload?: UpdateConfirmationPolicyPayloadResolvers<ContextType>;
   UserError?: UserErrorResolvers<ContextType>;
 };
 

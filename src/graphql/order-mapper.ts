@@ -14,7 +14,7 @@ import type {
  * JSON numbers) and GraphQL's `Order` (enums in GraphQL style). Queries, mutations and subscriptions all go
  * through it, so every transport carries the same data.
  */
-export function toGraphQLOrder(view: OrderView): Order {
+export function toGraphQLOrder(view: OrderView): OrderSource {
   return {
     id: view.id,
     externalOrderId: view.externalOrderId,
@@ -43,6 +43,9 @@ export function toGraphQLOrder(view: OrderView): Order {
   };
 }
 
+/** An Order as resolvers return it: every field but those with resolvers of their own (timeline). */
+export type OrderSource = Omit<Order, "timeline">;
+
 /** `PENDING` → `pending`: GraphQL's enum value as the domain's status. */
 export function toDomainStatus(status: OrderStatus): DomainStatus {
   return status.toLowerCase() as DomainStatus;
@@ -53,7 +56,7 @@ export function toDomainStatus(status: OrderStatus): DomainStatus {
  * every matching order as a function, so the count query runs only when `totalCount` is selected.
  */
 export interface OrderConnectionSource {
-  edges: OrderEdge[];
+  edges: (Omit<OrderEdge, "node"> & { node: OrderSource })[];
   pageInfo: PageInfo;
   countAll(): Promise<number>;
 }

@@ -23,3 +23,15 @@ export const DateTimeScalar = new GraphQLScalarType<string, string>({
     return parseDateTime(ast.value);
   },
 });
+
+/** Output-only JSON values (timeline details): serialised as they are. Refused as input: no field takes one. */
+export const JSONScalar = new GraphQLScalarType<Record<string, unknown>, unknown>({
+  name: "JSON",
+  serialize: (value) => value as Record<string, unknown>,
+  parseValue: () => {
+    throw new GraphQLError("JSON values are not accepted as input");
+  },
+  parseLiteral: (ast) => {
+    throw new GraphQLError("JSON values are not accepted as input", { nodes: ast });
+  },
+});

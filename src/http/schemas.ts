@@ -77,7 +77,7 @@ const statusList = z
     }
     return parts as OrderFilter["statuses"];
   })
-  .meta({ description: "pending, confirmed, canceled, failed; repeat or comma-separate" });
+  .meta({ description: "pending, confirmed, canceled, failed, expired; repeat or comma-separate" });
 
 export const listOrdersQuery = z.object({
   status: statusList.optional(),
@@ -106,3 +106,31 @@ export const deliveryBody = z.object({
   status: z.enum(["sent", "delivered", "read", "failed"]),
   errorCode: z.number().int().positive().optional(),
 });
+
+export const confirmationPolicySchema = z
+  .object({
+    reminders: z.array(z.string()).meta({ description: "Reminder delays after the first message (<n>s|m|h|d)" }),
+    expireAfter: nullable(z.string()).meta({ description: "Delay after which a still-pending order expires; null = never" }),
+    quietHours: nullable(
+      z.object({
+        start: z.string().meta({ description: "HH:MM, local" }),
+        end: z.string().meta({ description: "HH:MM, local" }),
+        timeZone: z.string().meta({ description: "IANA time zone" }),
+      }),
+    ),
+  })
+  .meta({ id: "ConfirmationPolicy" });
+
+export const timelineEntrySchema = z
+  .object({
+    at: z.string().meta({ description: "ISO 8601 UTC with milliseconds" }),
+    kind: z.string().meta({
+      description:
+        "created, message_sent, delivery_sent, delivery_delivered, delivery_read, reminder_sent, reminder_failed, reminder_delivered, reminder_read, approved, canceled, failed, expired",
+    }),
+    source: z.enum(["customer", "merchant", "provider", "scheduler"]),
+    detail: nullable(z.record(z.string(), z.unknown())).meta({ description: "Step details, e.g. providerMessageId, errorCode, via" }),
+  })
+  .meta({ id: "OrderTimelineEntry" });
+
+export const timelineSchema = z.object({ data: z.array(timelineEntrySchema) }).meta({ id: "OrderTimeline" });

@@ -15,6 +15,7 @@ import { requestLanguage } from "./language.ts";
 import { jsonSerializerCompiler, zodValidatorCompiler } from "./validation.ts";
 import { withoutUnusedSchemas } from "./openapi.ts";
 import { trackInFlight, type InFlight } from "./in-flight.ts";
+import { confirmationPolicyRoutes } from "./routes/confirmation-policy.routes.ts";
 import { orderRoutes } from "./routes/orders.routes.ts";
 import { simulatorTestRoutes } from "./routes/simulator-test.routes.ts";
 import { simulatorPageRoutes } from "./routes/simulator-page.routes.ts";
@@ -162,6 +163,7 @@ export async function buildHttpServer(
   await app.register(operationalRoutes(services));
   await app.register(orderRoutes(services), { prefix: "/api/v1" });
   await app.register(webhookEndpointRoutes(services), { prefix: "/api/v1" });
+  await app.register(confirmationPolicyRoutes(services), { prefix: "/api/v1" });
   await app.register(webhookDeliveryRoutes(services), { prefix: "/api/v1" });
   await app.register(simulatorTestRoutes(services), { prefix: "/api/v1/test" });
   await app.register(simulatorPageRoutes());

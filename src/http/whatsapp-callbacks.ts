@@ -5,6 +5,7 @@ import type { DeliveryStatus } from "../domain/orders/order-state.ts";
 import { failureReasonFrom } from "../domain/orders/order-state.ts";
 import type { OrderService } from "../domain/orders/order.service.ts";
 import type { ProviderEventKey, TransitionResult } from "../domain/orders/order.repository.ts";
+import type { ReminderService } from "../domain/confirmation/reminder.service.ts";
 
 /**
  * Meta's WhatsApp callbacks (SPEC §5.3): signature check, and the translation of `statuses[]` and button
@@ -32,6 +33,8 @@ export type CallbackItem =
       status: DeliveryStatus;
       /** The order named by `biz_opaque_callback_data` ("order=<uuid>"), the fallback when the wamid is unknown. */
       orderHint: string | null;
+      /** The reminder number named there ("order=<uuid>;reminder=<n>"): the status is a reminder's. */
+      reminderHint: number | null;
       failure?: { errorCode: number | null; failureReason: string };
     }
   | {
@@ -80,6 +83,7 @@ function statusItem(status: Json): CallbackItem {
     wamid,
     status: value as DeliveryStatus,
     orderHint: orderHintOf(status.biz_opaque_callback_data),
+    reminderHint: reminderHintOf(status.biz_opaque_callback_data),
   };
   if (value === "failed") {
     const errors = objects(status.errors);
@@ -96,6 +100,12 @@ function statusItem(status: Json): CallbackItem {
 function orderHintOf(data: unknown): string | null {
   const match = /(?:^|;)\s*order=([0-9a-fA-F-]{36})\s*(?:;|$)/.exec(text(data) ?? "");
   return match ? match[1].toLowerCase() : null;
+}
+
+/** `reminder=<n>` in `biz_opaque_callback_data`, as a reminder's send sets it. */
+function reminderHintOf(data: unknown): number | null {
+  const match = /(?:^|;)\s*reminder=([1-9])\s*(?:;|$)/.exec(text(data) ?? "");
+  return match ? Number(match[1]) : null;
 }
 
 function messageItem(message: Json): CallbackItem {
@@ -167,10 +177,15 @@ export interface CallbackOutcome {
  * of one message). A database error propagates: the caller answers 500 and Meta retries the whole
  * notification, whose already applied items are then duplicates.
  */
-export async function applyCallback(body: unknown, orders: OrderService, logger: CallbackLogger): Promise<CallbackOutcome[]> {
+export async function applyCallback(
+  body: unknown,
+  orders: OrderService,
+  reminders: ReminderService,
+  logger: CallbackLogger,
+): Promise<CallbackOutcome[]> {
   const outcomes: CallbackOutcome[] = [];
   for (const item of callbackItems(body)) {
-    const outcome = await applyItem(item, orders);
+    const outcome = await applyItem(item, orders, reminders);
     outcomes.push(outcome);
     if (outcome.outcome === "sending") continue; // reported below, after the other items were applied
     const log = { ...outcome, ...(item.kind === "status" ? { status: item.status } : {}) };
@@ -187,19 +202,34 @@ export async function applyCallback(body: unknown, orders: OrderService, logger:
   return outcomes;
 }
 
-async function applyItem(item: CallbackItem, orders: OrderService): Promise<CallbackOutcome> {
+async function applyItem(item: CallbackItem, orders: OrderService, reminders: ReminderService): Promise<CallbackOutcome> {
   const once = (key: string): ProviderEventKey => ({ provider: PROVIDER, key });
   switch (item.kind) {
     case "ignored":
       return { item: item.kind, id: item.id, orderId: null, outcome: "ignored" };
     case "status": {
-      const orderId = (await orders.orderIdForProviderMessage(item.wamid)) ?? item.orderHint;
+      const known = await orders.orderIdForProviderMessage(item.wamid);
+      if (!known) {
+        // A reminder's status is recorded on the reminder: it never moves the first message's delivery
+        // status, nor fails the order.
+        const reminder = await reminders.findByProviderMessage(item.wamid);
+        if (reminder) {
+          const applied = await reminders.applyStatus(reminder, item.status, item.failure, once(item.key));
+          return { item: item.kind, id: item.wamid, orderId: reminder.orderId, outcome: applied ? "applied" : "duplicate" };
+        }
+        if (item.reminderHint !== null) {
+          // The reminder's send result (its wamid) is not recorded yet: Meta delivers this again shortly.
+          const sending = item.orderHint !== null && (await reminders.isBeingSent(item.orderHint, item.reminderHint));
+          return { item: item.kind, id: item.wamid, orderId: item.orderHint, outcome: sending ? "sending" : "not_found" };
+        }
+      }
+      const orderId = known ?? item.orderHint;
       if (!orderId) return { item: item.kind, id: item.wamid, orderId: null, outcome: "not_found" };
       const result = await orders.applyDeliveryStatus(orderId, item.status, item.failure, null, once(item.key));
       return { item: item.kind, id: item.wamid, orderId, outcome: result.outcome };
     }
     case "tap": {
-      const orderId = item.payload?.orderId ?? (item.contextId ? await orders.orderIdForProviderMessage(item.contextId) : null);
+      const orderId = item.payload?.orderId ?? (item.contextId ? await orderOfMessage(item.contextId, orders, reminders) : null);
       const action = item.payload?.action ?? actionOfLabel(item.label);
       if (!orderId || !action) return { item: item.kind, id: item.messageId, orderId, outcome: "not_found" };
       // No scope: a tap on an order that is no longer pending is ignored ("rejected" changes nothing).
@@ -207,4 +237,9 @@ async function applyItem(item: CallbackItem, orders: OrderService): Promise<Call
       return { item: item.kind, id: item.messageId, orderId, outcome: result.outcome };
     }
   }
+}
+
+/** The order a message we sent belongs to: the first message, or one of its reminders. */
+async function orderOfMessage(wamid: string, orders: OrderService, reminders: ReminderService): Promise<string | null> {
+  return (await orders.orderIdForProviderMessage(wamid)) ?? (await reminders.findByProviderMessage(wamid))?.orderId ?? null;
 }

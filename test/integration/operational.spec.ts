@@ -146,7 +146,7 @@ describe("OpenAPI document", () => {
     const order = resolve(created["201"].content["application/json"].schema);
     expect(Object.keys(order.properties)).toEqual(ORDER_FIELDS);
     expect(order.properties).not.toHaveProperty("note");
-    expect(order.properties.status.enum).toEqual(["pending", "confirmed", "canceled", "failed"]);
+    expect(order.properties.status.enum).toEqual(["pending", "confirmed", "canceled", "failed", "expired"]);
     expect(Object.keys(doc.paths["/api/v1/orders/{id}"].get.responses)).toEqual(expect.arrayContaining(["200", "404"]));
     expect(Object.keys(doc.paths["/api/v1/orders/{id}"].delete.responses)).toEqual(expect.arrayContaining(["200", "404", "409"]));
     const page = resolve(doc.paths["/api/v1/orders"].get.responses["200"].content["application/json"].schema);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestMerchant, type TestServer } from "../support/server.ts";
 
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
-const ALL_EVENTS = ["order.created", "order.confirmed", "order.canceled", "order.failed"];
+const ALL_EVENTS = ["order.created", "order.confirmed", "order.canceled", "order.failed", "order.expired"];
 
 describe("webhook endpoint management (SPEC §4)", () => {
   let server: TestServer;

@@ -3,7 +3,7 @@ import { newId } from "../../src/domain/ids.ts";
 import type { ApiClient } from "./api.ts";
 import type { TestServer } from "./server.ts";
 
-export const ALL_EVENTS = ["order.created", "order.confirmed", "order.canceled", "order.failed"];
+export const ALL_EVENTS = ["order.created", "order.confirmed", "order.canceled", "order.failed", "order.expired"];
 
 export const newWebhookSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
 

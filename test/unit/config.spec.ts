@@ -25,8 +25,11 @@ describe("loadConfig defaults (SPEC §1)", () => {
       appSecret: null,
       verifyToken: null,
       templateName: "order_confirmation",
+      reminderTemplateName: "order_confirmation_reminder",
       timeoutMs: 10_000,
+      maxSendsPerSecond: 80,
     });
+    expect(config.confirmation).toEqual({ minDelayMs: 300_000 });
     expect(config.webhooks).toEqual({
       retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
       timeoutMs: 15_000,
@@ -60,6 +63,9 @@ describe("loadConfig defaults (SPEC §1)", () => {
       WHATSAPP_VERIFY_TOKEN: "verify",
       WHATSAPP_TEMPLATE_NAME: "my_template",
       WHATSAPP_TIMEOUT_MS: "2500",
+      WHATSAPP_REMINDER_TEMPLATE_NAME: "my_reminder",
+      WHATSAPP_MAX_SENDS_PER_SECOND: "20",
+      CONFIRMATION_MIN_DELAY: "2s",
       WEBHOOK_RETRY_SCHEDULE: "1s,2s",
       WEBHOOK_TIMEOUT_MS: "3000",
       WEBHOOK_ALLOW_PRIVATE_URLS: "true",
@@ -78,8 +84,11 @@ describe("loadConfig defaults (SPEC §1)", () => {
       appSecret: "secret",
       verifyToken: "verify",
       templateName: "my_template",
+      reminderTemplateName: "my_reminder",
       timeoutMs: 2500,
+      maxSendsPerSecond: 20,
     });
+    expect(config.confirmation).toEqual({ minDelayMs: 2000 });
     expect(config.webhooks).toEqual({ retryScheduleMs: [1000, 2000], timeoutMs: 3000, allowPrivateUrls: true });
     expect(config.rateLimit).toEqual({ max: 10, windowMs: 30_000 });
     expect(config.logLevel).toBe("debug");

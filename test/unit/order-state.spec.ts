@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   decideCustomerAction,
   decideDeliveryStatus,
+  decideExpiry,
   decideMerchantCancel,
   failureReasonFrom,
   isTerminal,
@@ -34,6 +35,7 @@ describe("decideMerchantCancel (DELETE)", () => {
       kind: "apply",
       change: { status: "canceled", customerAction: "canceled" },
       event: "order.canceled",
+      step: "canceled",
     });
   });
 
@@ -54,6 +56,7 @@ describe("decideCustomerAction (Approve / Cancel taps)", () => {
       kind: "apply",
       change: { status: "confirmed", customerAction: "approved", deliveryStatus: "read" },
       event: "order.confirmed",
+      step: "approved",
     });
   });
 
@@ -62,6 +65,7 @@ describe("decideCustomerAction (Approve / Cancel taps)", () => {
       kind: "apply",
       change: { status: "canceled", customerAction: "canceled", deliveryStatus: "read" },
       event: "order.canceled",
+      step: "canceled",
     });
   });
 
@@ -96,7 +100,9 @@ describe("decideDeliveryStatus", () => {
     for (let from = 0; from < order.length; from++) {
       for (let to = 1; to < order.length; to++) {
         const decision = decideDeliveryStatus(state("pending", order[from]), order[to] as DeliveryStatus);
-        if (to > from) expect(decision).toEqual({ kind: "apply", change: { deliveryStatus: order[to] }, event: null });
+        if (to > from) {
+          expect(decision).toEqual({ kind: "apply", change: { deliveryStatus: order[to] }, event: null, step: `delivery_${order[to]}` });
+        }
         else expect(decision).toEqual({ kind: "unchanged" });
       }
     }
@@ -105,7 +111,12 @@ describe("decideDeliveryStatus", () => {
   it("a late delivered never overwrites read; skipping ahead is allowed", () => {
     expect(decideDeliveryStatus(state("pending", "read"), "delivered")).toEqual({ kind: "unchanged" });
     expect(decideDeliveryStatus(state("pending", "read"), "sent")).toEqual({ kind: "unchanged" });
-    expect(decideDeliveryStatus(state("pending", null), "read")).toEqual({ kind: "apply", change: { deliveryStatus: "read" }, event: null });
+    expect(decideDeliveryStatus(state("pending", null), "read")).toEqual({
+      kind: "apply",
+      change: { deliveryStatus: "read" },
+      event: null,
+      step: "delivery_read",
+    });
   });
 
   it("progress reports on terminal orders still move forward without an event", () => {
@@ -113,6 +124,7 @@ describe("decideDeliveryStatus", () => {
       kind: "apply",
       change: { deliveryStatus: "read" },
       event: null,
+      step: "delivery_read",
     });
   });
 
@@ -129,6 +141,7 @@ describe("decideDeliveryStatus", () => {
         kind: "apply",
         change: { status: "failed", deliveryStatus: "failed", failure },
         event: "order.failed",
+        step: "failed",
       });
     }
   });
@@ -164,5 +177,25 @@ describe("failureReasonFrom (seed rule 3)", () => {
 
   it("only looks at the first error", () => {
     expect(failureReasonFrom([{}, { message: "second error" }])).toBe("Unknown failure");
+  });
+});
+
+describe("decideExpiry (confirmation policy)", () => {
+  it("expires a pending order with order.expired and no customer action", () => {
+    expect(decideExpiry(pending)).toEqual({ kind: "apply", change: { status: "expired" }, event: "order.expired", step: "expired" });
+  });
+
+  it("refuses every terminal order, naming its status", () => {
+    for (const status of ["confirmed", "canceled", "failed", "expired"] as const) {
+      expect(decideExpiry(state(status, "delivered"))).toEqual({ kind: "rejected", status });
+    }
+  });
+
+  it("nothing moves an expired order: taps and cancels are refused, late delivery reports change no status", () => {
+    const expired = state("expired", "delivered");
+    expect(decideCustomerAction(expired, "approve")).toEqual({ kind: "rejected", status: "expired" });
+    expect(decideMerchantCancel(expired)).toEqual({ kind: "rejected", status: "expired" });
+    expect(decideDeliveryStatus(expired, "failed", { errorCode: 131026, failureReason: "x" })).toEqual({ kind: "unchanged" });
+    expect(decideDeliveryStatus(expired, "read")).toMatchObject({ kind: "apply", change: { deliveryStatus: "read" }, event: null });
   });
 });

@@ -11,6 +11,7 @@ beforeEach(() => fake.reset());
 
 const message: OrderConfirmationMessage = {
   orderId: "01a2027a-74a8-7762-97c0-4d6141b094c7",
+  merchantId: "0b7f6a9e-1f7c-4b8e-9a51-3f0f7a2d1c11",
   externalOrderId: "ORD-1",
   language: "en",
   customerName: "Alex",
@@ -25,7 +26,7 @@ const message: OrderConfirmationMessage = {
 
 const provider = (policy: Partial<RetryPolicy> = {}) =>
   new WhatsAppCloudProvider(
-    { apiUrl: `${fake.apiUrl}/`, phoneNumberId: "271828182845904", accessToken: "secret-token", templateName: "order_confirmation", timeoutMs: 200 },
+    { apiUrl: `${fake.apiUrl}/`, phoneNumberId: "271828182845904", accessToken: "secret-token", templateName: "order_confirmation", reminderTemplateName: "order_confirmation_reminder", timeoutMs: 200 },
     { maxAttempts: 3, budgetMs: 3000, backoffMs: () => 10, ...policy },
   );
 

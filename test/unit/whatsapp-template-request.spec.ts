@@ -17,6 +17,7 @@ const metaExample = JSON.parse(readFileSync(path.resolve(import.meta.dirname, ".
 function message(overrides: Partial<OrderConfirmationMessage> = {}): OrderConfirmationMessage {
   return {
     orderId: ORDER_ID,
+    merchantId: "0b7f6a9e-1f7c-4b8e-9a51-3f0f7a2d1c11",
     externalOrderId: "ORD-10045",
     language: "en",
     customerName: "Layla Hassan",

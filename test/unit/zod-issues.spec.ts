@@ -83,7 +83,7 @@ describe("problemFromIssue on the list query", () => {
     expect(problems(listOrdersQuery, { limit: "101" })).toEqual([{ field: "limit", key: "field.number.lte", params: { max: 100 } }]);
     expect(problems(listOrdersQuery, { limit: "abc" })).toEqual([{ field: "limit", key: "field.type.integer" }]);
     expect(problems(listOrdersQuery, { status: "shipped" })).toEqual([
-      { field: "status", key: "field.enum", params: { values: "pending, confirmed, canceled, failed" } },
+      { field: "status", key: "field.enum", params: { values: "pending, confirmed, canceled, failed, expired" } },
     ]);
     expect(problems(listOrdersQuery, { createdFrom: "yesterday" })).toEqual([{ field: "createdFrom", key: "field.format.datetime" }]);
     expect(problems(listOrdersQuery, { cursor: "garbage" })).toEqual([{ field: "cursor", key: "field.format.cursor" }]);

@@ -88,3 +88,8 @@ ALTER TABLE "order_tasks" ADD CONSTRAINT "order_tasks_order_id_fkey" FOREIGN KEY
 -- AddForeignKey
 ALTER TABLE "order_timeline" ADD CONSTRAINT "order_timeline_order_id_fkey" FOREIGN KEY ("order_id") REFERENCES "orders"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
+
+-- Endpoints that receive every event keep doing so: order.expired (opt-in through a confirmation policy) joins
+-- their list. Endpoints with a narrower filter are left as they are.
+UPDATE "webhook_endpoints" SET "events" = "events" || ARRAY['order.expired']::VARCHAR(40)[]
+WHERE "events" @> ARRAY['order.created', 'order.confirmed', 'order.canceled', 'order.failed']::VARCHAR(40)[];

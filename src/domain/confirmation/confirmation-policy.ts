@@ -77,7 +77,7 @@ export function confirmationPolicyInput(minDelayMs: number) {
         ctx.addIssue({ code: "custom", path: ["expireAfter"], message: "i18n:policy.expiry_after_reminders" });
       }
     })
-    .meta({ id: "ConfirmationPolicy" });
+    .meta({ id: "ConfirmationPolicyReplacement" });
 }
 
 export type ConfirmationPolicyInput = z.infer<ReturnType<typeof confirmationPolicyInput>>;

@@ -7,6 +7,7 @@ import type { Language, OrderConfirmationMessage } from "./messaging-provider.ts
 const labels = {
   en: {
     greeting: (name: string) => `Hello ${name}, please confirm your order ${"{ref}"}.`,
+    reminder: (name: string) => `Reminder: ${name}, your order ${"{ref}"} is waiting for your confirmation.`,
     items: "Items",
     shipping: "Shipping",
     total: "Total",
@@ -16,6 +17,7 @@ const labels = {
   },
   ar: {
     greeting: (name: string) => `مرحبًا ${name}، يرجى تأكيد طلبك ${"{ref}"}.`,
+    reminder: (name: string) => `تذكير: ${name}، طلبك ${"{ref}"} بانتظار تأكيدك.`,
     items: "المنتجات",
     shipping: "الشحن",
     total: "الإجمالي",
@@ -49,6 +51,13 @@ export function itemLine(item: OrderConfirmationMessage["items"][number], curren
 
 export function buttonTitles(language: Language): { approve: string; cancel: string } {
   return { approve: labels[language].approve, cancel: labels[language].cancel };
+}
+
+/** The reminder (SPEC §9): the same order details under a reminder's opening line. */
+export function renderReminderText(message: OrderConfirmationMessage): string {
+  const l = labels[message.language];
+  const [, ...details] = renderConfirmationText(message).split("\n");
+  return [l.reminder(message.customerName).replace("{ref}", message.externalOrderId), ...details].join("\n");
 }
 
 export function renderConfirmationText(message: OrderConfirmationMessage): string {

@@ -14,6 +14,13 @@ export interface ConfirmationItem {
 
 export interface OrderConfirmationMessage {
   orderId: string;
+  /** The order's merchant (the simulator shows each merchant only its own conversations). */
+  merchantId: string;
+  /**
+   * Set for a reminder (1..3, SPEC §9): the reminder template, with the same body parameters and the same
+   * two quick-reply buttons, so a tap on it acts like a tap on the first message.
+   */
+  reminder?: number;
   externalOrderId: string;
   language: Language;
   customerName: string;

@@ -7,6 +7,7 @@ import type { Actor, TimelineEntry, Via } from "./order-timeline.ts";
 import type { CreateOrderInput, OrderFilter } from "./order.schemas.ts";
 import { eventEnvelope, toOrderView, type OrderEventEnvelope, type OrderRecord, type OrderView } from "./order.view.ts";
 import type { OrderCursor } from "./order-cursor.ts";
+import { ORDER_VIEW_JSON } from "./order-sql.ts";
 
 export interface MerchantScope {
   merchantId: string;
@@ -117,27 +118,13 @@ const FAIL_ABANDONED_SQL = `
 
 const TIMELINE_SQL = `
   SELECT t.kind, t.source, t.detail, to_char(t.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
-  FROM order_timeline t JOIN orders o ON o.id = t.order_id
-  WHERE t.order_id = $1::uuid AND o.merchant_id = $2::uuid AND o.mode = $3::"KeyMode" AND o.send_state <> 'sending'
+  FROM order_timeline t
+  WHERE t.order_id = $1::uuid
   ORDER BY t.at, t.id
-  LIMIT $4`;
+  LIMIT $2`;
 
-const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-/** Builds toOrderView's shape in SQL (numeric → JSON number keeps the stored decimal digits). */
 const FIND_VISIBLE_SQL = `
-  SELECT json_build_object(
-    'id', o.id, 'externalOrderId', o.external_order_id, 'status', o.status,
-    'customerAction', o.customer_action, 'deliveryStatus', o.delivery_status,
-    'customerName', o.customer_name, 'customerPhone', o.customer_phone, 'customerAddress', o.customer_address,
-    'subtotal', o.subtotal, 'shippingCost', o.shipping_cost, 'totalCost', o.total_cost, 'currency', o.currency,
-    'failureReason', o.failure_reason, 'errorCode', o.error_code,
-    'items', (SELECT coalesce(json_agg(json_build_object(
-        'id', i.id, 'productName', i.product_name, 'variantName', i.variant_name,
-        'quantity', i.quantity, 'unitPrice', i.unit_price, 'totalPrice', i.total_price) ORDER BY i.position), '[]'::json)
-      FROM order_items i WHERE i.order_id = o.id),
-    'createdAt', to_char(o.created_at AT TIME ZONE 'UTC', ${ISO_MS}),
-    'updatedAt', to_char(o.updated_at AT TIME ZONE 'UTC', ${ISO_MS})
-  ) AS "order"
+  SELECT ${ORDER_VIEW_JSON} AS "order"
   FROM orders o
   WHERE o.id = $1::uuid AND o.merchant_id = $2::uuid AND o.mode = $3::"KeyMode" AND o.send_state <> 'sending'`;
 
@@ -265,9 +252,9 @@ export class OrderRepository {
     return rows[0]?.count ?? 0;
   }
 
-  /** The recorded steps of one visible order of the scope, oldest first (at most `limit`). */
-  async timeline(scope: MerchantScope, orderId: string, limit: number): Promise<TimelineEntry[]> {
-    const { rows } = await this.pool.query<TimelineEntry>(TIMELINE_SQL, [orderId, scope.merchantId, scope.mode, limit]);
+  /** The recorded steps of an order, oldest first (at most `limit`); the caller has checked its visibility. */
+  async timeline(orderId: string, limit: number): Promise<TimelineEntry[]> {
+    const { rows } = await this.pool.query<TimelineEntry>(TIMELINE_SQL, [orderId, limit]);
     return rows.map(({ at, kind, source, detail }) => ({ at, kind, source, detail }));
   }
 
@@ -331,21 +318,23 @@ export class OrderRepository {
       // No filter on send_state here: FOR UPDATE then waits for a send result being recorded and sees it,
       // so "still sending" is decided atomically with the lock. The same holds for a reminder being sent.
       const locked = scope
-        ? await tx.$queryRaw<LockedRow[]>`
-            SELECT send_state, ${REMINDER_IN_FLIGHT} AS reminder_in_flight FROM orders o
-            WHERE id = ${orderId}::uuid AND merchant_id = ${scope.merchantId}::uuid AND mode = ${scope.mode}::"KeyMode"
-            FOR UPDATE`
-        : await tx.$queryRaw<LockedRow[]>`
-            SELECT send_state, ${REMINDER_IN_FLIGHT} AS reminder_in_flight FROM orders o
-            WHERE id = ${orderId}::uuid FOR UPDATE`;
+        ? await tx.$queryRaw<{ send_state: string }[]>`
+            SELECT send_state FROM orders WHERE id = ${orderId}::uuid AND merchant_id = ${scope.merchantId}::uuid
+              AND mode = ${scope.mode}::"KeyMode" FOR UPDATE`
+        : await tx.$queryRaw<{ send_state: string }[]>`
+            SELECT send_state FROM orders WHERE id = ${orderId}::uuid FOR UPDATE`;
       if (locked.length === 0) return { outcome: "not_found" } as const;
       if (locked[0].send_state === "sending") return { outcome: "sending" } as const;
       const current = await tx.order.findUniqueOrThrow({ where: { id: orderId }, include: withItems });
       const decision = decide(current);
       // A reminder decided before this change is on its way: a change that ends `pending` (a tap, a cancel,
-      // a failure, the expiry) is applied once its result is recorded, so no reminder follows it.
-      if (decision.kind === "apply" && decision.change.status && locked[0].reminder_in_flight && waitForReminder) {
-        return { outcome: "reminder_in_flight" } as const;
+      // a failure, the expiry) is applied once its result is recorded, so no reminder follows it. Read after
+      // the lock is held (a statement of its own, so its snapshot includes a decision committed meanwhile).
+      if (decision.kind === "apply" && decision.change.status && waitForReminder) {
+        const [{ in_flight }] = await tx.$queryRaw<{ in_flight: boolean }[]>`
+          SELECT EXISTS (SELECT 1 FROM order_tasks WHERE order_id = ${orderId}::uuid AND state = 'sending'
+            AND lease_until > now()) AS in_flight`;
+        if (in_flight) return { outcome: "reminder_in_flight" } as const;
       }
       // Recorded with whatever this transaction decides (a refused or no-op event included); a concurrent
       // copy of the same event waits on the key, then finds it taken.
@@ -397,15 +386,6 @@ export class OrderRepository {
     }));
   }
 }
-
-interface LockedRow {
-  send_state: string;
-  reminder_in_flight: boolean;
-}
-
-/** Whether a reminder of the locked order `o` is being sent by a live worker (its lease not yet run out). */
-const REMINDER_IN_FLIGHT = Prisma.sql`EXISTS (SELECT 1 FROM order_tasks t
-  WHERE t.order_id = o.id AND t.state = 'sending' AND t.lease_until > now())`;
 
 interface PolicyRow {
   reminders: string[] | null;

@@ -71,7 +71,7 @@ export class OrderService {
     if ("duplicateOf" in claimed) throw new DuplicateExternalOrderIdError(claimed.duplicateOf, input.externalOrderId);
     const { inserted: draft, policy } = claimed;
     const provider = this.providers.forMode(scope.mode);
-    const result = await provider.sendOrderConfirmation(confirmationOf(draft, language)).catch((error: unknown) => {
+    const result = await provider.sendOrderConfirmation(confirmationOf(draft, language, scope.merchantId)).catch((error: unknown) => {
       this.logger.error({ err: error, orderId: draft.id, provider: provider.name }, "provider send threw");
       return { outcome: "unavailable", errorCode: null, failureReason: "Unknown failure", detail: String(error) } as const;
     });
@@ -147,8 +147,13 @@ export class OrderService {
 
   /** The order's recorded steps, oldest first (SPEC §10); 404 for an order the scope cannot see. */
   async timeline(scope: MerchantScope, id: string): Promise<TimelineEntry[]> {
-    await this.get(scope, id);
-    return this.orders.timeline(scope, id.toLowerCase(), MAX_TIMELINE_ENTRIES);
+    const order = await this.get(scope, id);
+    return this.timelineOfVisible(order);
+  }
+
+  /** The timeline of an order the caller was already given (GraphQL's Order.timeline). */
+  async timelineOfVisible(order: Pick<OrderView, "id">): Promise<TimelineEntry[]> {
+    return this.orders.timeline(order.id, MAX_TIMELINE_ENTRIES);
   }
 
   /** DELETE: pending → canceled (+ order.canceled); canceled stays as is; confirmed/failed/expired → 409. */
@@ -233,9 +238,10 @@ export class OrderService {
   }
 }
 
-function confirmationOf(order: OrderView, language: Language): OrderConfirmationMessage {
+export function confirmationOf(order: OrderView, language: Language, merchantId: string): OrderConfirmationMessage {
   return {
     orderId: order.id,
+    merchantId,
     externalOrderId: order.externalOrderId,
     language,
     customerName: order.customerName,

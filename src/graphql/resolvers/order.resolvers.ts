@@ -14,14 +14,17 @@ import {
 } from "../../domain/orders/order.schemas.ts";
 import { problemFromIssue } from "../../i18n/zod-issues.ts";
 import type {
-  CancelOrderPayload,
-  CreateOrderPayload,
   MutationResolvers,
   OrderConnectionResolvers,
   OrderFilter,
   QueryResolvers,
+  ResolversTypes,
 } from "../../generated/graphql.ts";
+
+type CreateOrderPayload = ResolversTypes["CreateOrderPayload"];
+type CancelOrderPayload = ResolversTypes["CancelOrderPayload"];
 import type { GraphQLContext } from "../context.ts";
+import { guard } from "./guard.ts";
 import { toGraphQLError, toUserErrors, unauthenticatedError } from "../error-mapper.ts";
 import { toDomainStatus, toGraphQLOrder, type OrderConnectionSource } from "../order-mapper.ts";
 
@@ -113,15 +116,6 @@ export function orderResolvers(services: AppServices) {
  * Runs a resolver for an authenticated caller and maps whatever it throws in one place (error-mapper):
  * UNAUTHENTICATED without a valid key, BAD_USER_INPUT for bad arguments, a masked internal error otherwise.
  */
-async function guard<T>(context: GraphQLContext, run: (caller: Caller) => Promise<T>): Promise<T> {
-  if (!context.caller) throw unauthenticatedError(context.authError, context.language);
-  try {
-    return await run(context.caller);
-  } catch (error) {
-    throw toGraphQLError(error, context.language, context.requestId);
-  }
-}
-
 // REST's list rules (src/http/schemas.ts listOrdersQuery) under GraphQL's argument names, so each problem
 // names its argument: ["first"], ["after"], ["filter", "customerPhone"]. `filter.status` is an enum list,
 // already checked by GraphQL.

@@ -1,7 +1,7 @@
 import type { AppServices } from "../../app.ts";
 import { NotFoundError } from "../../domain/errors.ts";
 import type { StoredEvent } from "../../domain/orders/order.repository.ts";
-import type { OrderStatusEvent, SubscriptionResolvers } from "../../generated/graphql.ts";
+import type { ResolversTypes, SubscriptionResolvers } from "../../generated/graphql.ts";
 import type { GraphQLContext } from "../context.ts";
 import { notFoundError, unauthenticatedError } from "../error-mapper.ts";
 import { toGraphQLOrder } from "../order-mapper.ts";
@@ -24,6 +24,7 @@ export function onSlowSubscriber(context: GraphQLContext, drop: () => void): voi
  * The GraphQL view of one stored event, built once per event however many local subscribers receive it (the
  * relay hands every subscriber the same StoredEvent object).
  */
+type OrderStatusEvent = ResolversTypes["OrderStatusEvent"];
 const eventViews = new WeakMap<StoredEvent, OrderStatusEvent>();
 
 export function toOrderStatusEvent(event: StoredEvent): OrderStatusEvent {

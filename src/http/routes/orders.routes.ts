@@ -13,6 +13,7 @@ import {
   orderPageSchema,
   orderSchema,
   providerRejectedSchema,
+  timelineSchema,
   validationErrorSchema,
 } from "../schemas.ts";
 
@@ -95,6 +96,19 @@ export function orderRoutes(services: AppServices): FastifyPluginAsync {
         },
       },
       async (request) => orderService.get(callerOf(request), request.params.id),
+    );
+
+    app.get(
+      "/orders/:id/timeline",
+      {
+        schema: {
+          tags: ["orders"],
+          summary: "Every recorded step of an order, oldest first (message sent, deliveries, reminders, answer, expiry)",
+          params: orderIdParams,
+          response: { 200: timelineSchema, 404: errorSchema, ...commonErrors },
+        },
+      },
+      async (request) => ({ data: await orderService.timeline(callerOf(request), request.params.id) }),
     );
 
     app.delete(

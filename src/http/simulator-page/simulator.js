@@ -180,6 +180,11 @@ function phoneSection(phone) {
 
 function addMessage(message, order) {
   const known = state.orders.get(message.orderId);
+  if (known && message.reminder) {
+    addReminder(known, message);
+    updateOrder(order);
+    return;
+  }
   if (known) {
     updateOrder(order);
     return;
@@ -211,9 +216,34 @@ function addMessage(message, order) {
     );
   }
 
-  state.orders.set(message.orderId, { message, order: null, element });
+  state.orders.set(message.orderId, { message, order: null, element, reminders: [] });
   $(".chat", phoneSection(message.phone)).append(element);
   updateOrder(order);
+}
+
+/** A reminder: its own bubble in the chat, with buttons that act on the same order as the first message's. */
+function addReminder(entry, message) {
+  if (entry.reminders.some((reminder) => reminder.dataset.messageId === message.id)) return;
+  const element = $("#reminder-template").content.firstElementChild.cloneNode(true);
+  element.dataset.orderId = message.orderId;
+  element.dataset.messageId = message.id;
+  const bubble = $(".bubble", element);
+  bubble.dir = message.language === "ar" ? "rtl" : "ltr";
+  bubble.lang = message.language;
+  $(".text", element).textContent = message.text;
+  $('[data-action="approve"]', element).textContent = message.buttons.approve;
+  $('[data-action="cancel"]', element).textContent = message.buttons.cancel;
+  const sentAt = $(".sent-at", element);
+  sentAt.dateTime = message.sentAt;
+  sentAt.textContent = new Date(message.sentAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  for (const button of element.querySelectorAll("[data-action]")) {
+    button.addEventListener("click", () =>
+      act(message.orderId, `/api/v1/test/orders/${message.orderId}/customer-action`, { action: button.dataset.action }),
+    );
+  }
+  entry.reminders.push(element);
+  // Right after the last message of this order (before its order panel's answer would be confusing).
+  $(".chat", phoneSection(message.phone)).append(element);
 }
 
 async function act(orderId, path, body) {
@@ -233,7 +263,7 @@ async function act(orderId, path, body) {
   }
 }
 
-const STATUS_LABELS = { pending: "pending", confirmed: "confirmed", canceled: "canceled", failed: "failed" };
+const STATUS_LABELS = { pending: "pending", confirmed: "confirmed", canceled: "canceled", failed: "failed", expired: "expired" };
 
 function updateOrder(order) {
   const entry = state.orders.get(order.id);
@@ -254,6 +284,10 @@ function updateOrder(order) {
 
   const pending = order.status === "pending";
   for (const button of element.querySelectorAll("[data-action]")) button.disabled = !pending;
+  for (const reminder of entry.reminders) {
+    reminder.dataset.status = order.status;
+    for (const button of reminder.querySelectorAll("[data-action]")) button.disabled = !pending;
+  }
 
   const ticks = element.querySelector(".bubble.incoming .meta");
   let tick = $(".ticks", ticks);

@@ -6,6 +6,9 @@ import type { OrderView } from "../../domain/orders/order.view.ts";
 export interface SimulatedMessage {
   id: string;
   orderId: string;
+  merchantId: string;
+  /** The reminder's number (1..3), or null for the first message. */
+  reminder: number | null;
   phone: string;
   language: Language;
   text: string;
@@ -38,7 +41,8 @@ export class SimulatedPhones extends EventEmitter {
 
   deliver(message: SimulatedMessage): void {
     this.messages.push(message);
-    this.byOrder.set(message.orderId, message);
+    // A reminder never replaces the first message as "the order's message".
+    if (message.reminder === null || !this.byOrder.has(message.orderId)) this.byOrder.set(message.orderId, message);
     if (this.messages.length > this.capacity) {
       for (const dropped of this.messages.splice(0, this.messages.length - this.capacity)) {
         if (this.byOrder.get(dropped.orderId) === dropped) this.byOrder.delete(dropped.orderId);

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { MessagingProvider, OrderConfirmationMessage, SendResult } from "../../domain/messaging/messaging-provider.ts";
-import { buttonTitles, renderConfirmationText } from "../../domain/messaging/confirmation-text.ts";
+import { buttonTitles, renderConfirmationText, renderReminderText } from "../../domain/messaging/confirmation-text.ts";
 import type { SimulatedPhones } from "./simulated-phones.ts";
 
 /**
@@ -51,9 +51,11 @@ export class SimulatorProvider implements MessagingProvider {
     this.phones.deliver({
       id,
       orderId: message.orderId,
+      merchantId: message.merchantId,
+      reminder: message.reminder ?? null,
       phone: message.customerPhone,
       language: message.language,
-      text: renderConfirmationText(message),
+      text: message.reminder ? renderReminderText(message) : renderConfirmationText(message),
       buttons: buttonTitles(message.language),
       sentAt: new Date().toISOString(),
     });

@@ -98,10 +98,20 @@ export class SimulatorService {
     const onChange = (change: SimulatedOrderChange) => {
       if (change.merchantId === scope.merchantId) send({ type: "order", order: change.order });
     };
+    // A reminder has no event of its own: it is shown as it is sent, with its order as it is then.
+    const onReminder = (message: SimulatedMessage) => {
+      if (message.reminder === null || message.merchantId !== scope.merchantId) return;
+      this.deps.orders
+        .get(scope, message.orderId)
+        .then((order) => send({ type: "message", message, order }))
+        .catch(() => undefined);
+    };
     phones.on("order", onChange);
+    phones.on("message", onReminder);
     return () => {
       stopBus();
       phones.off("order", onChange);
+      phones.off("message", onReminder);
     };
   }
 }

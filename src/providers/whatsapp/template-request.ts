@@ -74,19 +74,28 @@ export function bodyParameters(message: OrderConfirmationMessage): string[] {
   ];
 }
 
-/** `biz_opaque_callback_data`: echoed back by Meta in status callbacks, so they name the order. */
-export const callbackDataOf = (orderId: string) => `order=${orderId}`;
+/**
+ * `biz_opaque_callback_data`: echoed back by Meta in status callbacks, so they name the order (and, for a
+ * reminder, which one: its statuses must not move the first message's delivery status or fail the order).
+ */
+export const callbackDataOf = (orderId: string, reminder?: number) =>
+  reminder ? `order=${orderId};reminder=${reminder}` : `order=${orderId}`;
 
-export function buildTemplateRequest(message: OrderConfirmationMessage, templateName: string): TemplateMessageRequest {
+/** The first message uses `templateName`; a reminder (message.reminder set) uses `reminderTemplateName`. */
+export function buildTemplateRequest(
+  message: OrderConfirmationMessage,
+  templateName: string,
+  reminderTemplateName: string = templateName,
+): TemplateMessageRequest {
   return {
     messaging_product: "whatsapp",
     recipient_type: "individual",
     // Meta recommends "+" and the country code: without "+", the business number's code may be prepended.
     to: `+${message.customerPhone}`,
     type: "template",
-    biz_opaque_callback_data: callbackDataOf(message.orderId),
+    biz_opaque_callback_data: callbackDataOf(message.orderId, message.reminder),
     template: {
-      name: templateName,
+      name: message.reminder ? reminderTemplateName : templateName,
       language: { code: message.language, policy: "deterministic" },
       components: [
         { type: "body", parameters: bodyParameters(message).map((text) => ({ type: "text", text })) },

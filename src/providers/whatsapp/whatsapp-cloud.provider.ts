@@ -9,6 +9,8 @@ export interface WhatsAppCloudSettings {
   phoneNumberId: string;
   accessToken: string;
   templateName: string;
+  /** The approved reminder template (same parameters and buttons as `templateName`). */
+  reminderTemplateName: string;
   /** Per-request timeout. */
   timeoutMs: number;
 }
@@ -44,7 +46,7 @@ export class WhatsAppCloudProvider implements MessagingProvider {
   }
 
   async sendOrderConfirmation(message: OrderConfirmationMessage): Promise<SendResult> {
-    const body = JSON.stringify(buildTemplateRequest(message, this.settings.templateName));
+    const body = JSON.stringify(buildTemplateRequest(message, this.settings.templateName, this.settings.reminderTemplateName));
     const started = Date.now();
     // The last Graph error seen on any attempt: its code is reported even if a later attempt timed out.
     let lastGraphError: GraphError | null = null;
