@@ -35,6 +35,10 @@ export class ApiClient {
     return this.request<T>("POST", path, body, options);
   }
 
+  put<T = any>(path: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>("PUT", path, body, options);
+  }
+
   patch<T = any>(path: string, body?: unknown, options?: RequestOptions) {
     return this.request<T>("PATCH", path, body, options);
   }

@@ -68,6 +68,8 @@ export interface RecordedRequest {
   body: any;
   rawBody: string;
   at: number;
+  /** The JSON answered (a success's `messages[0].id` is the wamid), once answered. */
+  response?: any;
 }
 
 export class FakeWhatsApp {
@@ -143,8 +145,9 @@ export class FakeWhatsApp {
     } catch {
       body = null;
     }
-    this.requests.push({ method: request.method ?? "", path: request.url ?? "", headers: request.headers, body, rawBody, at: Date.now() });
-    await this.answer(this.replyFor(body), body, response);
+    const recorded: RecordedRequest = { method: request.method ?? "", path: request.url ?? "", headers: request.headers, body, rawBody, at: Date.now() };
+    this.requests.push(recorded);
+    await this.answer(this.replyFor(body), body, response, recorded);
   }
 
   private replyFor(body: any): FakeReply {
@@ -155,18 +158,20 @@ export class FakeWhatsApp {
     return reply.success();
   }
 
-  private async answer(planned: FakeReply, body: any, response: ServerResponse): Promise<void> {
+  private async answer(planned: FakeReply, body: any, response: ServerResponse, recorded: RecordedRequest): Promise<void> {
     switch (planned.kind) {
       case "delay":
         await new Promise((resolve) => setTimeout(resolve, planned.ms));
         if (response.destroyed || response.socket?.destroyed) return; // the client gave up
-        return this.answer(planned.then, body, response);
+        return this.answer(planned.then, body, response, recorded);
       case "reset":
         response.socket?.destroy();
         return;
       case "success":
-        return json(response, 200, successBody(body?.to));
+        recorded.response = successBody(body?.to);
+        return json(response, 200, recorded.response);
       case "graph-error":
+        recorded.response = planned.body;
         return json(response, planned.status, planned.body);
       case "status":
         response.writeHead(planned.status, { "content-type": planned.contentType ?? "text/html" });

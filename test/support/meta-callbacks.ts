@@ -32,11 +32,17 @@ const STATUS_FIXTURE: Record<Status, string> = {
 };
 
 /** A status notification for our message `wamid` (of order `orderId`, named in biz_opaque_callback_data). */
-export function statusCallback(wamid: string, status: Status, options: { orderId?: string; timestamp?: number } = {}) {
+export function statusCallback(
+  wamid: string,
+  status: Status,
+  options: { orderId?: string; reminder?: number; timestamp?: number } = {},
+) {
   const body = fixture(STATUS_FIXTURE[status]);
   const item = body.entry[0].changes[0].value.statuses[0];
   item.id = wamid;
-  if (options.orderId) item.biz_opaque_callback_data = `order=${options.orderId}`;
+  if (options.orderId) {
+    item.biz_opaque_callback_data = options.reminder ? `order=${options.orderId};reminder=${options.reminder}` : `order=${options.orderId}`;
+  }
   else delete item.biz_opaque_callback_data;
   if (options.timestamp) item.timestamp = String(options.timestamp);
   return body;
