@@ -71,7 +71,7 @@ const BEGIN_SEND_SQL = `
       lease_until = CASE WHEN verdict.send THEN $2::timestamptz + make_interval(secs => $3) END,
       finished_at = CASE WHEN verdict.send THEN NULL ELSE $2::timestamptz END
   FROM verdict, locked o
-  WHERE t.id = verdict.id
+  WHERE t.id = verdict.id AND t.state = 'claimed'
   RETURNING verdict.send, t.position, o.merchant_id, o.mode, o.language, ${ORDER_VIEW_JSON} AS "order"`;
 
 const RECORD_SENT_SQL = `

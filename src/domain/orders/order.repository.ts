@@ -309,7 +309,7 @@ export class OrderRepository {
     orderId: string,
     scope: MerchantScope | null,
     decide: (state: OrderState) => Decision,
-    now: Date,
+    clock: () => Date,
     actor: Actor,
     options: { providerEvent?: ProviderEventKey | null; waitForReminder?: boolean } = {},
   ): Promise<TransitionResult> {
@@ -336,6 +336,9 @@ export class OrderRepository {
             AND lease_until > now()) AS in_flight`;
         if (in_flight) return { outcome: "reminder_in_flight" } as const;
       }
+      // Read once the lock is held and every earlier step of the order is committed: the change's time is
+      // never before theirs (the timeline, the event's timestamp and updatedAt agree with the commit order).
+      const now = clock();
       // Recorded with whatever this transaction decides (a refused or no-op event included); a concurrent
       // copy of the same event waits on the key, then finds it taken.
       if (providerEvent) {

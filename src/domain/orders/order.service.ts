@@ -224,7 +224,7 @@ export class OrderService {
     const deadline = Date.now() + REMINDER_WAIT_MS;
     for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
       const waitForReminder = Date.now() < deadline;
-      const result = await this.orders.transition(id.toLowerCase(), scope, decide, this.clock(), actor, {
+      const result = await this.orders.transition(id.toLowerCase(), scope, decide, this.clock, actor, {
         providerEvent,
         waitForReminder,
       });
