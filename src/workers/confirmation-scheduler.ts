@@ -45,7 +45,15 @@ export interface ConfirmationSchedulerDeps {
 }
 
 const THROTTLE_NAME = "whatsapp-reminders";
-const CLAIM_LEASE_SECONDS = 60;
+/**
+ * A claim waits at most about half a second for its paced turn (see sendDueReminders), so a claim lease this
+ * long only runs out when its instance died; its reminders then go back to the schedule.
+ */
+const CLAIM_LEASE_SECONDS = 10;
+/** A send decided but not recorded within its own bound plus this margin was interrupted by a crash. */
+const SEND_LEASE_MARGIN_SECONDS = 10;
+/** Claim more only while this instance's paced sends are booked less than this far ahead. */
+const MAX_BOOKED_AHEAD_MS = 500;
 const LEASE_RECOVERY_INTERVAL_MS = 5_000;
 
 export class ConfirmationScheduler {
@@ -148,6 +156,11 @@ export class ConfirmationScheduler {
         await Promise.race(this.sends);
         continue;
       }
+      const bookedAhead = this.nextSendAt - Date.now();
+      if (bookedAhead > MAX_BOOKED_AHEAD_MS) {
+        await sleep(bookedAhead - MAX_BOOKED_AHEAD_MS);
+        continue;
+      }
       const { taskIds, throttled } = await this.deps.tasks.claimDueReminders(
         this.clock(),
         Math.min(concurrency - this.sends.size, burst),
@@ -173,7 +186,7 @@ export class ConfirmationScheduler {
     if (this.stopped) return; // still claimed: released by stop()
     const { tasks, metrics, logger } = this.deps;
     try {
-      const sendLeaseSeconds = Math.ceil(this.options.sendTimeoutMs / 1000) + CLAIM_LEASE_SECONDS;
+      const sendLeaseSeconds = Math.ceil(this.options.sendTimeoutMs / 1000) + SEND_LEASE_MARGIN_SECONDS;
       const reminder = await tasks.beginSend(taskId, this.clock(), sendLeaseSeconds);
       this.claimed.delete(taskId);
       if (!reminder) {
