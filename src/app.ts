@@ -26,6 +26,10 @@ import { WebhookEndpointService } from "./domain/webhooks/webhook-endpoint.servi
 import { WebhookDeliveryRepository } from "./domain/webhooks/webhook-delivery.repository.ts";
 import { WebhookDeliveryService } from "./domain/webhooks/webhook-delivery.service.ts";
 import { WebhookDispatcher } from "./workers/webhook-dispatcher.ts";
+import { UserRepository } from "./domain/users/user.repository.ts";
+import { UserService } from "./domain/users/user.service.ts";
+import { SessionService } from "./domain/users/session.service.ts";
+import { MemoryAttemptCounter, RedisAttemptCounter } from "./domain/users/attempt-counter.ts";
 import { abandonedSendAgeMs, startMaintenance } from "./workers/maintenance.worker.ts";
 
 export interface AppServices {
@@ -45,6 +49,10 @@ export interface AppServices {
   /** Delivers the outbox to merchants' endpoints; `wake()` after writing anything it should act on now. */
   webhookDispatcher: WebhookDispatcher;
   webhookDeliveries: WebhookDeliveryService;
+  /** Console accounts (the CLI manages them; the first start creates the demo user). */
+  users: UserService;
+  /** Console sign-in and the sessions behind the `ocs_session` cookie. */
+  sessions: SessionService;
 }
 
 export interface RunningApp {
@@ -97,6 +105,9 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     { deliveries: webhookDeliveryRepository, bus, logger, metrics },
     config.webhooks,
   );
+  const merchantRepository = new MerchantRepository(database.prisma);
+  const userRepository = new UserRepository(database.prisma);
+  const signInAttempts = redis ? new RedisAttemptCounter(redis, new MemoryAttemptCounter()) : new MemoryAttemptCounter();
   const services: AppServices = {
     config,
     database,
@@ -104,7 +115,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     metrics,
     bus,
     liveEvents,
-    merchantService: new MerchantService(new MerchantRepository(database.prisma)),
+    merchantService: new MerchantService(merchantRepository),
     orderService,
     idempotency: new IdempotencyService(database.prisma, abandonedSendAgeMs(config.whatsapp.timeoutMs)),
     phones,
@@ -116,6 +127,17 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     webhookDeliveries: new WebhookDeliveryService(webhookDeliveryRepository, {
       retryRequested: () => webhookDispatcher.wake(),
     }),
+    users: new UserService(userRepository, (merchantId) => merchantRepository.exists(merchantId)),
+    sessions: new SessionService(
+      userRepository,
+      signInAttempts,
+      {
+        idleTimeoutMs: config.console.sessionIdleTimeoutMs,
+        maxAgeMs: config.console.sessionMaxAgeMs,
+        signInRateLimit: config.console.signInRateLimit,
+      },
+      logger,
+    ),
   };
   const graphqlSchema = createGraphQLSchema(services);
   const http = await buildHttpServer(services, config, logger, graphqlSchema);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { AppServices } from "../../app.ts";
 import { ValidationError } from "../../domain/errors.ts";
-import type { Caller } from "../../domain/merchants/merchant.service.ts";
+import type { MerchantScope as Caller } from "../../domain/orders/order.repository.ts";
 import { encodeCursor } from "../../domain/orders/order-cursor.ts";
 import { IDEMPOTENCY_KEY_FORMAT } from "../../domain/idempotency/idempotency.service.ts";
 import {
