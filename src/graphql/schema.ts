@@ -4,6 +4,9 @@ import { makeExecutableSchema } from "@graphql-tools/schema";
 import type { AppServices } from "../app.ts";
 import type { Resolvers } from "../generated/graphql.ts";
 import { orderResolvers } from "./resolvers/order.resolvers.ts";
+import { apiKeyResolvers } from "./resolvers/api-key.resolvers.ts";
+import { viewerResolvers } from "./resolvers/viewer.resolvers.ts";
+import { webhookResolvers } from "./resolvers/webhook.resolvers.ts";
 import { DateTimeScalar } from "./scalars.ts";
 import { subscriptionResolvers } from "./subscriptions/subscription.resolvers.ts";
 
@@ -13,10 +16,15 @@ export const SCHEMA_SDL = readFileSync(new URL("../../schema.graphql", import.me
 /** The executable schema shared by HTTP (Apollo) and the websocket (graphql-ws). */
 export function createGraphQLSchema(services: AppServices): GraphQLSchema {
   const orders = orderResolvers(services);
+  // The console and merchant surface (SPEC §10).
+  const viewer = viewerResolvers(services);
+  const apiKeys = apiKeyResolvers(services);
+  const webhooks = webhookResolvers(services);
   const resolvers: Resolvers = {
     DateTime: DateTimeScalar,
-    Query: orders.Query,
-    Mutation: orders.Mutation,
+    Query: { ...orders.Query, ...viewer.Query, ...apiKeys.Query, ...webhooks.Query },
+    Mutation: { ...orders.Mutation, ...apiKeys.Mutation, ...webhooks.Mutation },
+    Order: webhooks.Order,
     OrderConnection: orders.OrderConnection,
     Subscription: subscriptionResolvers(services),
   };
