@@ -1,3 +1,5 @@
+import { createClient, type Client } from "graphql-ws";
+import WebSocket from "ws";
 import type { UserRole } from "../../src/domain/users/user.repository.ts";
 import { GraphQLClient } from "./graphql.ts";
 import type { TestServer } from "./server.ts";
@@ -87,4 +89,19 @@ export async function signedIn(server: TestServer, user: ConsoleUser): Promise<C
 /** A new console user of `merchantId`, signed in. */
 export async function consoleSession(server: TestServer, merchantId: string, role: UserRole = "admin"): Promise<ConsoleSession> {
   return signedIn(server, await createConsoleUser(server, merchantId, { role }));
+}
+
+/** A graphql-ws client whose upgrade request carries `cookie` and `origin`, as a browser page's would. */
+export function connectWithCookie(
+  wsUrl: string,
+  cookie: string,
+  options: { origin?: string; connectionParams?: Record<string, unknown> } = {},
+): Client {
+  const headers: Record<string, string> = { cookie, ...(options.origin ? { origin: options.origin } : {}) };
+  class BrowserLikeWebSocket extends WebSocket {
+    constructor(url: string, protocols?: string | string[]) {
+      super(url, protocols, { headers });
+    }
+  }
+  return createClient({ url: wsUrl, webSocketImpl: BrowserLikeWebSocket, connectionParams: options.connectionParams ?? {}, retryAttempts: 0, lazy: true });
 }
