@@ -11,7 +11,8 @@ const CONFIG_VARIABLES = [
   "PORT", "HOST", "DATABASE_URL", "DATA_DIR", "REDIS_URL", "WHATSAPP_API_URL", "WHATSAPP_PHONE_NUMBER_ID",
   "WHATSAPP_ACCESS_TOKEN", "WHATSAPP_APP_SECRET", "WHATSAPP_VERIFY_TOKEN", "WHATSAPP_TEMPLATE_NAME",
   "WEBHOOK_RETRY_SCHEDULE", "WEBHOOK_TIMEOUT_MS", "WEBHOOK_ALLOW_PRIVATE_URLS", "WHATSAPP_TIMEOUT_MS",
-  "RATE_LIMIT_MAX", "RATE_LIMIT_WINDOW", "LOG_LEVEL",
+  "RATE_LIMIT_MAX", "RATE_LIMIT_WINDOW", "LOG_LEVEL", "SESSION_IDLE_TIMEOUT", "SESSION_MAX_AGE", "COOKIE_SECURE",
+  "CONSOLE_ORIGINS", "SIGN_IN_RATE_LIMIT_MAX", "SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS", "SIGN_IN_RATE_LIMIT_WINDOW",
 ];
 
 export function childEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
@@ -60,9 +61,13 @@ export function killStrays(): void {
   running.clear();
 }
 
-/** Runs `args` with node (tsx loaded) in the repository root and collects its output. */
-export function runNode(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<Finished> {
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+/**
+ * Runs `args` with node (tsx loaded) in the repository root and collects its output. `input`, when given, is
+ * piped to its stdin (then closed); otherwise stdin is /dev/null.
+ */
+export function runNode(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000, input?: string): Promise<Finished> {
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+  if (input !== undefined) child.stdin!.end(input);
   running.add(child);
   let stdout = "";
   let stderr = "";
@@ -80,8 +85,8 @@ export function runNode(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_0
 }
 
 /** `ocs <args>` through the real CLI entry point. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<Finished> {
-  return runNode(["--import", "tsx", "src/cli/main.ts", ...args], env);
+export function runCli(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<Finished> {
+  return runNode(["--import", "tsx", "src/cli/main.ts", ...args], env, 60_000, input);
 }
 
 export interface ServerProcess {
