@@ -25,7 +25,9 @@ export function buildProgram(context: CliContext): Command {
   const program = new Command("ocs")
     .description("Operator CLI of the Order Confirmation Service (uses the same DATABASE_URL / DATA_DIR as the server)")
     .version(packageVersion(), "-V, --version")
-    .showSuggestionAfterError(true);
+    .showSuggestionAfterError(true)
+    // Usage errors stay one line on stderr, suggestions included ("unknown command 'x' (Did you mean users?)").
+    .configureOutput({ outputError: (text, write) => write(`${text.trimEnd().replace(/\s*\n\s*/g, " ")}\n`) });
 
   program
     .command("migrate")

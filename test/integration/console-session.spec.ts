@@ -96,7 +96,7 @@ describe("sign-in", () => {
       body: JSON.stringify({ email: user.email }),
     });
     expect(missing.status).toBe(400);
-    expect((await missing.json()).error).toBe("VALIDATION_ERROR");
+    expect(((await missing.json()) as { error: string }).error).toBe("VALIDATION_ERROR");
     // What a cross-site HTML form could send: never accepted (and no session).
     const form = await fetch(new URL("/api/v1/session", server.baseUrl), {
       method: "POST",
@@ -128,13 +128,14 @@ describe("Origin: sign-in CSRF is refused", () => {
 
   it("another site's page (or a null origin, or Sec-Fetch-Site: cross-site) gets 403 FORBIDDEN and no session", async () => {
     const before = await sessionRows();
-    for (const headers of [
+    const refused: Record<string, string>[] = [
       { origin: "https://evil.example" },
       { origin: "null" },
       { origin: "http://127.0.0.1.evil.example" },
       { origin: CONSOLE_ORIGIN.replace("https", "http") }, // a listed origin matches exactly, scheme included
       { "sec-fetch-site": "cross-site" },
-    ]) {
+    ];
+    for (const headers of refused) {
       const result = await signIn(server.baseUrl, user.email, user.password, headers);
       expect(result.status, JSON.stringify(headers)).toBe(403);
       expect(result.body).toEqual({ success: false, message: expect.stringMatching(/origin/i), error: "FORBIDDEN" });
@@ -161,8 +162,8 @@ describe("sign-out", () => {
     const after = await viewerQuery(cookie);
     expect(after.status).toBe(401);
     expect(after.body.data).toBeUndefined();
-    expect(after.body.errors[0].extensions.code).toBe("UNAUTHENTICATED");
-    expect(after.body.errors[0].message).toMatch(/session/i);
+    expect(after.body.errors![0].extensions!.code).toBe("UNAUTHENTICATED");
+    expect(after.body.errors![0].message).toMatch(/session/i);
   });
 
   it("is idempotent: without a cookie, or with an unknown or malformed one, it still answers 204", async () => {

@@ -148,7 +148,7 @@ describe("sessions that end lose their access", () => {
     for (const session of [first, second]) {
       const response = await session.graphql.query("{ viewer { mode } }");
       expect(response.status).toBe(401);
-      expect(response.body.errors[0].extensions.code).toBe("UNAUTHENTICATED");
+      expect(response.body.errors![0].extensions!.code).toBe("UNAUTHENTICATED");
     }
     expect((await waitForError(collector)).code).toBe(4403);
     expect((await other.graphql.query("{ viewer { mode } }")).status).toBe(200);

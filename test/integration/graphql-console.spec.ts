@@ -79,8 +79,8 @@ describe("session authentication on /graphql", () => {
       expect(response.status).toBe(400);
       expect(response.body.data).toBeUndefined();
       expect(response.body.errors).toHaveLength(1);
-      expect(response.body.errors[0].extensions.code).toBe("BAD_REQUEST");
-      expect(response.body.errors[0].message).toMatch(pattern);
+      expect(response.body.errors![0].extensions!.code).toBe("BAD_REQUEST");
+      expect(response.body.errors![0].message).toMatch(pattern);
     }
   });
 
@@ -89,7 +89,7 @@ describe("session authentication on /graphql", () => {
       const response = await new GraphQLClient(server.baseUrl).withHeaders({ cookie }).query("{ apiKeys { id } }");
       expect(response.status, cookie).toBe(401);
       expect(response.body.data).toBeUndefined();
-      expect(response.body.errors[0].extensions.code).toBe("UNAUTHENTICATED");
+      expect(response.body.errors![0].extensions!.code).toBe("UNAUTHENTICATED");
     }
   });
 
@@ -115,7 +115,7 @@ describe("session authentication on /graphql", () => {
     const foreign = await adminA.graphql.withHeaders({ origin: "https://evil.example" }).query("mutation { createApiKey(mode: TEST) { key } }");
     expect(foreign.status).toBe(403);
     expect(foreign.body.data).toBeUndefined();
-    expect(foreign.body.errors[0].extensions.code).toBe("FORBIDDEN");
+    expect(foreign.body.errors![0].extensions!.code).toBe("FORBIDDEN");
     expect((await server.app.services.merchantService.listKeys(shopA.id)).length).toBe(before);
     for (const origin of [server.baseUrl, CONSOLE_ORIGIN]) {
       expect(data(await adminA.graphql.withHeaders({ origin }).query("{ viewer { mode } }")).viewer.mode).toBe("TEST");
@@ -173,8 +173,8 @@ describe("viewers read only and never see a secret", () => {
         expect(response.status, name).toBe(403);
         expect(response.body.data, name).toBeUndefined();
         expect(response.body.errors, name).toHaveLength(1);
-        expect(response.body.errors[0].extensions.code, name).toBe("FORBIDDEN");
-        expect(response.body.errors[0].message).toMatch(language === "ar" ? /[\u0600-\u06FF]/ : /viewer.*may only read/);
+        expect(response.body.errors![0].extensions!.code, name).toBe("FORBIDDEN");
+        expect(response.body.errors![0].message).toMatch(language === "ar" ? /[\u0600-\u06FF]/ : /viewer.*may only read/);
         expect(response.text).not.toMatch(/whsec_|ek_(test|live)_[0-9A-Za-z]{8}/);
       }
     }
@@ -392,7 +392,7 @@ describe("webhook endpoints and deliveries through GraphQL", () => {
   it("bad page arguments are BAD_USER_INPUT naming the argument", async () => {
     const response = await adminA.graphql.query('{ webhookDeliveries(first: 0, after: "nope") { edges { cursor } } }');
     expect(response.body.data).toBeNull();
-    expect(response.body.errors[0].extensions.code).toBe("BAD_USER_INPUT");
-    expect(response.body.errors[0].extensions.details.map((detail: any) => detail.field)).toEqual([["first"], ["after"]]);
+    expect(response.body.errors![0].extensions!.code).toBe("BAD_USER_INPUT");
+    expect(response.body.errors![0].extensions!.details.map((detail: any) => detail.field)).toEqual([["first"], ["after"]]);
   });
 });

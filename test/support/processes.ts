@@ -71,8 +71,8 @@ export function runNode(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_0
   running.add(child);
   let stdout = "";
   let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
   return new Promise((resolve, reject) => {
     child.once("error", reject);
