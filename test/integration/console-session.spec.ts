@@ -218,6 +218,16 @@ describe("expiry (SESSION_IDLE_TIMEOUT=2s, SESSION_MAX_AGE=5s)", () => {
     expect(await short.app.services.database.prisma.session.count({ where: { userId: person.id, lastSeenAt: { lt: new Date(Date.now() - 2000) } } })).toBe(0);
   });
 
+  it("the maintenance sweep deletes sessions past their idle expiry that were never used again", async () => {
+    const { cookie } = await signIn(short.baseUrl, person.email, person.password);
+    expect(await status(cookie)).toBe(200);
+    const rows = () => short.app.services.database.prisma.session.count({ where: { userId: person.id } });
+    expect(await rows()).toBeGreaterThan(0);
+    await sleep(2100);
+    expect(await short.app.services.sessions.purgeExpired()).toBeGreaterThan(0);
+    expect(await rows()).toBe(0);
+  });
+
   it("absolute: even a session in constant use ends SESSION_MAX_AGE after sign-in", async () => {
     const { cookie } = await signIn(short.baseUrl, person.email, person.password);
     const signedInAt = Date.now();

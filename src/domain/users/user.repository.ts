@@ -127,8 +127,11 @@ export class UserRepository {
     if (beyond.length) await this.prisma.session.deleteMany({ where: { idHash: { in: beyond.map((row) => row.idHash) } } });
   }
 
-  /** Sessions past their absolute expiry, everywhere (the maintenance sweep). */
-  async deleteExpiredSessions(now: Date): Promise<number> {
-    return (await this.prisma.session.deleteMany({ where: { expiresAt: { lte: now } } })).count;
+  /** Sessions past their absolute or idle expiry, everywhere (the maintenance sweep). */
+  async deleteExpiredSessions(now: Date, idleSince: Date): Promise<number> {
+    const { count } = await this.prisma.session.deleteMany({
+      where: { OR: [{ expiresAt: { lte: now } }, { lastSeenAt: { lte: idleSince } }] },
+    });
+    return count;
   }
 }
