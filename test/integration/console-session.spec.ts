@@ -1,4 +1,9 @@
+import { Writable } from "node:stream";
 import { Redis } from "ioredis";
+import pino from "pino";
+import { createApp } from "../../src/app.ts";
+import { loadConfig } from "../../src/config.ts";
+import { createTestDatabase } from "../support/database.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConsoleUser, signIn, signOut, type ConsoleUser } from "../support/console.ts";
 import { GraphQLClient } from "../support/graphql.ts";
@@ -287,5 +292,47 @@ describe("throttling (3 failures per e-mail, 6 attempts per address, per 1 minut
     // 6 attempts so far from 127.0.0.1 (3 failures, 2 throttled, 1 success).
     expectThrottled(await signIn(limited.baseUrl, other.email, other.password));
     expectThrottled(await signIn(limited.baseUrl, "someone-else@example.com", "whatever-password"));
+  });
+});
+
+describe("audit log", () => {
+  it("one line per sign-in success, failure and sign-out, with e-mail, address and outcome, never the password", async () => {
+    const lines: any[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const database = await createTestDatabase();
+    const config = loadConfig({ HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info" });
+    config.database = database.target;
+    const app = await createApp(config, { logger: pino({ level: "info" }, sink) });
+    try {
+      const baseUrl = await app.http.listen({ port: 0, host: "127.0.0.1" });
+      const shop = await app.services.merchantService.createMerchant("Audited");
+      const created = await app.services.users.create(shop.merchant.id, "audited@example.com", "admin", "audited passphrase");
+      expect((await signIn(baseUrl, "audited@example.com", "wrong passphrase!")).status).toBe(401);
+      expect((await signIn(baseUrl, "ghost@example.com", "ghost passphrase")).status).toBe(401);
+      const ok = await signIn(baseUrl, "audited@example.com", "audited passphrase");
+      expect(ok.status).toBe(200);
+      expect((await signOut(baseUrl, ok.cookie)).status).toBe(204);
+
+      const audit = lines.filter((line) => line.audit === true);
+      expect(audit.map((line) => [line.event, line.email ?? null, line.reason ?? null])).toEqual([
+        ["sign_in.failed", "audited@example.com", "wrong_password"],
+        ["sign_in.failed", "ghost@example.com", "unknown_email"],
+        ["sign_in.succeeded", "audited@example.com", null],
+        ["sign_out", null, null],
+      ]);
+      expect(audit[2]).toMatchObject({ userId: created.user.id, merchantId: shop.merchant.id, address: "127.0.0.1", component: "console-auth" });
+      const everything = JSON.stringify(lines);
+      for (const secret of ["audited passphrase", "wrong passphrase!", "ghost passphrase", ok.cookie!.split("=")[1]]) {
+        expect(everything).not.toContain(secret);
+      }
+    } finally {
+      await app.close();
+      await database.drop();
+    }
   });
 });
