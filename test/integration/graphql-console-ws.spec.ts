@@ -117,6 +117,17 @@ describe("cookie authentication on the websocket", () => {
     expect((await badMode.closed).code).toBe(4400);
   });
 
+  it("the socket serves subscriptions only: the merchant surface (keys, endpoints) is not readable over it", async () => {
+    const raw = await rawInit({ cookie: adminA.cookie, origin: server.baseUrl });
+    await vi.waitFor(() => expect(raw.messages).toContainEqual({ type: "connection_ack" }));
+    raw.socket.send(JSON.stringify({ id: "1", type: "subscribe", payload: { query: "{ apiKeys { id prefix } webhookEndpoints { id } }" } }));
+    await vi.waitFor(() => expect(raw.messages.some((message) => message.type === "error")).toBe(true));
+    const error = raw.messages.find((message) => message.type === "error");
+    expect(error.payload[0].extensions.code).toBe("BAD_REQUEST");
+    expect(JSON.stringify(raw.messages)).not.toMatch(/ek_(test|live)_|"prefix"/);
+    raw.socket.close();
+  });
+
   it("an API key in connection_init still works beside a foreign-origin cookie (the key decides, not the cookie)", async () => {
     const raw = await rawInit({ cookie: adminA.cookie, origin: "https://evil.example" }, { apiKey: shopB.keys.test });
     await vi.waitFor(() => expect(raw.messages).toContainEqual({ type: "connection_ack" }));
