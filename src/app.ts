@@ -32,6 +32,10 @@ import { WebhookEndpointService } from "./domain/webhooks/webhook-endpoint.servi
 import { WebhookDeliveryRepository } from "./domain/webhooks/webhook-delivery.repository.ts";
 import { WebhookDeliveryService } from "./domain/webhooks/webhook-delivery.service.ts";
 import { WebhookDispatcher } from "./workers/webhook-dispatcher.ts";
+import { UserRepository } from "./domain/users/user.repository.ts";
+import { UserService } from "./domain/users/user.service.ts";
+import { SessionService } from "./domain/users/session.service.ts";
+import { MemoryAttemptCounter, RedisAttemptCounter } from "./domain/users/attempt-counter.ts";
 import { abandonedSendAgeMs, startMaintenance } from "./workers/maintenance.worker.ts";
 
 export interface AppServices {
@@ -57,6 +61,10 @@ export interface AppServices {
   reminders: ReminderService;
   /** Sends due reminders and expires unanswered orders; `wake()` to look for due work now. */
   confirmationScheduler: ConfirmationScheduler;
+  /** Console accounts (the CLI manages them; the first start creates the demo user). */
+  users: UserService;
+  /** Console sign-in and the sessions behind the `ocs_session` cookie. */
+  sessions: SessionService;
 }
 
 export interface RunningApp {
@@ -120,6 +128,9 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       sendTimeoutMs: config.whatsapp.timeoutMs * 3 + 3_000,
     },
   );
+  const merchantRepository = new MerchantRepository(database.prisma);
+  const userRepository = new UserRepository(database.prisma);
+  const signInAttempts = redis ? new RedisAttemptCounter(redis, new MemoryAttemptCounter()) : new MemoryAttemptCounter();
   const services: AppServices = {
     config,
     database,
@@ -127,7 +138,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     metrics,
     bus,
     liveEvents,
-    merchantService: new MerchantService(new MerchantRepository(database.prisma)),
+    merchantService: new MerchantService(merchantRepository),
     orderService,
     idempotency: new IdempotencyService(database.prisma, abandonedSendAgeMs(config.whatsapp.timeoutMs)),
     phones,
@@ -145,6 +156,17 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     ),
     reminders: new ReminderService(orderTasks),
     confirmationScheduler,
+    users: new UserService(userRepository, (merchantId) => merchantRepository.exists(merchantId)),
+    sessions: new SessionService(
+      userRepository,
+      signInAttempts,
+      {
+        idleTimeoutMs: config.console.sessionIdleTimeoutMs,
+        maxAgeMs: config.console.sessionMaxAgeMs,
+        signInRateLimit: config.console.signInRateLimit,
+      },
+      logger,
+    ),
   };
   const graphqlSchema = createGraphQLSchema(services);
   const http = await buildHttpServer(services, config, logger, graphqlSchema);

@@ -49,6 +49,20 @@ const databaseUrl = z
 
 const positiveInt = z.coerce.number().int().positive();
 
+/** `https://console.example.com,http://localhost:5173`: exact origins (scheme, host, port), no paths. */
+const originList = z.string().transform((text, ctx) => {
+  const origins: string[] = [];
+  for (const part of text.split(",").map((item) => item.trim()).filter(Boolean)) {
+    const parsed = URL.canParse(part) ? new URL(part) : null;
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== part.replace(/\/$/, "").toLowerCase()) {
+      ctx.addIssue({ code: "custom", message: `"${part}" is not an origin (scheme://host[:port], e.g. https://console.example.com)` });
+      return z.NEVER;
+    }
+    origins.push(parsed.origin);
+  }
+  return origins;
+});
+
 const envSchema = z.object({
   NODE_ENV: z.string().default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -73,6 +87,13 @@ const envSchema = z.object({
   RATE_LIMIT_MAX: positiveInt.default(1200),
   RATE_LIMIT_WINDOW: duration.prefault("1 minute"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  SESSION_IDLE_TIMEOUT: duration.prefault("12h"),
+  SESSION_MAX_AGE: duration.prefault("7d"),
+  COOKIE_SECURE: booleanFlag.default(true),
+  CONSOLE_ORIGINS: originList.prefault(""),
+  SIGN_IN_RATE_LIMIT_MAX: positiveInt.default(10),
+  SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS: positiveInt.default(50),
+  SIGN_IN_RATE_LIMIT_WINDOW: duration.prefault("15 minutes"),
 });
 
 export type DatabaseTarget =
@@ -102,6 +123,15 @@ export interface Config {
   confirmation: { minDelayMs: number };
   webhooks: { retryScheduleMs: number[]; timeoutMs: number; allowPrivateUrls: boolean };
   rateLimit: { max: number; windowMs: number };
+  /** Console sign-in (SPEC §10): browser sessions, their cookie and the sign-in throttle. */
+  console: {
+    sessionIdleTimeoutMs: number;
+    sessionMaxAgeMs: number;
+    cookieSecure: boolean;
+    /** Origins besides the server's own whose pages may use the session (sign-in, websocket). */
+    allowedOrigins: string[];
+    signInRateLimit: { maxPerEmail: number; maxPerAddress: number; windowMs: number };
+  };
   logLevel: string;
 }
 
@@ -158,6 +188,17 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS,
     },
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW },
+    console: {
+      sessionIdleTimeoutMs: env.SESSION_IDLE_TIMEOUT,
+      sessionMaxAgeMs: env.SESSION_MAX_AGE,
+      cookieSecure: env.COOKIE_SECURE,
+      allowedOrigins: env.CONSOLE_ORIGINS,
+      signInRateLimit: {
+        maxPerEmail: env.SIGN_IN_RATE_LIMIT_MAX,
+        maxPerAddress: env.SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS,
+        windowMs: env.SIGN_IN_RATE_LIMIT_WINDOW,
+      },
+    },
     logLevel: env.LOG_LEVEL,
   };
 }

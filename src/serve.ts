@@ -42,7 +42,8 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
 
   if (!(await app.services.merchantService.hasMerchants())) {
     const demo = await app.services.merchantService.createMerchant("Demo Shop");
-    printDemoBanner(base, demo.merchant.id, demo.keys.test);
+    const demoUser = await app.services.users.create(demo.merchant.id, DEMO_USER_EMAIL, "admin");
+    printDemoBanner(base, demo.merchant.id, demo.keys.test, { email: demoUser.user.email, password: demoUser.generatedPassword! });
   } else {
     console.log(`\n  Order Confirmation Service on ${base}  (API docs: ${base}/docs, simulator: ${base}/simulator)\n`);
   }
@@ -52,7 +53,10 @@ function publicBaseUrl(address: string, host: string): string {
   return host === "0.0.0.0" || host === "::" ? address.replace(/\/\/[^:/]+|\/\/\[[^\]]+\]/, "//localhost") : address;
 }
 
-function printDemoBanner(base: string, merchantId: string, testKey: string): void {
+/** The console user of the demo merchant, created on the first start with a generated password (printed once). */
+export const DEMO_USER_EMAIL = "demo@example.com";
+
+function printDemoBanner(base: string, merchantId: string, testKey: string, user: { email: string; password: string }): void {
   const lines = [
     "",
     "  Order Confirmation Service is ready (first start: a demo merchant was created)",
@@ -60,6 +64,9 @@ function printDemoBanner(base: string, merchantId: string, testKey: string): voi
     `  Demo merchant:  ${merchantId}`,
     `  Test API key:   ${testKey}`,
     "                  (shown once; test keys send to the built-in WhatsApp simulator)",
+    `  Console user:   ${user.email}`,
+    `  Password:       ${user.password}`,
+    "                  (shown once; sign in with POST /api/v1/session, then use GraphQL with the cookie)",
     "",
     `  API docs:       ${base}/docs`,
     `  OpenAPI:        ${base}/api/v1/openapi.json`,

@@ -10,7 +10,7 @@ export function describeError(error: unknown): string {
   if (error instanceof ConfigError) return error.message;
   if (error instanceof CliError) return oneLine(error.message);
   if (error instanceof NotFoundError) {
-    const names = { merchant: "Merchant", apiKey: "API key", order: "Order", webhookEndpoint: "Webhook endpoint", webhookDelivery: "Webhook delivery" };
+    const names = { merchant: "Merchant", apiKey: "API key", order: "Order", webhookEndpoint: "Webhook endpoint", webhookDelivery: "Webhook delivery", user: "User" };
     return `${names[error.resource]} not found.`;
   }
   if (error instanceof DataDirLockedError) {

@@ -73,3 +73,9 @@ export function keyTable(keys: KeyView[]): string {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   return rows.map((row) => `  ${row.map((cell, column) => cell.padEnd(widths[column])).join("  ").trimEnd()}`).join("\n");
 }
+
+export function userTable(users: { id: string; email: string; role: string; createdAt: string }[]): string {
+  const rows = [["ID", "EMAIL", "ROLE", "CREATED"], ...users.map((user) => [user.id, user.email, user.role, user.createdAt])];
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows.map((row) => `  ${row.map((cell, column) => cell.padEnd(widths[column])).join("  ").trimEnd()}`).join("\n");
+}

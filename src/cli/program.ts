@@ -1,12 +1,16 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import type { Config } from "../config.ts";
-import { NotFoundError } from "../domain/errors.ts";
+import { EmailTakenError, NotFoundError, UserLimitError, ValidationError } from "../domain/errors.ts";
 import type { KeyMode } from "../domain/merchants/api-key.ts";
 import { MerchantRepository } from "../domain/merchants/merchant.repository.ts";
 import { MerchantService } from "../domain/merchants/merchant.service.ts";
+import { UserRepository, type UserRole } from "../domain/users/user.repository.ts";
+import { UserService, USER_ROLES, type UserView } from "../domain/users/user.service.ts";
+import { translate } from "../i18n/messages.ts";
 import { migrateDatabase, withDatabase, type CliDatabase } from "./connection.ts";
 import { CliError } from "./errors.ts";
-import { createOutput, describeRoute, keyTable, keyView, type Output } from "./output.ts";
+import { createOutput, describeRoute, keyTable, keyView, userTable, type Output } from "./output.ts";
+import { passwordFromStdin } from "./stdin-password.ts";
 import { packageVersion } from "../version.ts";
 
 export interface CliContext {
@@ -21,7 +25,9 @@ export function buildProgram(context: CliContext): Command {
   const program = new Command("ocs")
     .description("Operator CLI of the Order Confirmation Service (uses the same DATABASE_URL / DATA_DIR as the server)")
     .version(packageVersion(), "-V, --version")
-    .showSuggestionAfterError(true);
+    .showSuggestionAfterError(true)
+    // Usage errors stay one line on stderr, suggestions included ("unknown command 'x' (Did you mean users?)").
+    .configureOutput({ outputError: (text, write) => write(`${text.trimEnd().replace(/\s*\n\s*/g, " ")}\n`) });
 
   program
     .command("migrate")
@@ -134,7 +140,117 @@ export function buildProgram(context: CliContext): Command {
       });
     });
 
+  const users = program.command("users").description("manage console users (browser sign-in to GraphQL and the console)");
+  users
+    .command("create")
+    .description("create a console user; the password is read from stdin (one line) unless stdin is a terminal or empty, then generated and shown once")
+    .requiredOption("--merchant <id>", "the merchant's id")
+    .requiredOption("--email <email>", "the e-mail the user signs in with (unique, any case)")
+    .addOption(new Option("--role <role>", "admin may do everything; viewer may only read").choices([...USER_ROLES]).default("admin"))
+    .option("--json", "print the result as one JSON object")
+    .action(async (options: { merchant: string; email: string; role: UserRole; json?: boolean }) => {
+      const out = createOutput(Boolean(options.json));
+      const password = await passwordFromStdin();
+      await withUsers(context, out, async (service) => {
+        const created = await userProblems(() => merchantNamed(options.merchant, () => service.create(options.merchant, options.email, options.role, password)));
+        out.result(
+          [
+            `Created ${created.user.role} ${created.user.email} (${created.user.id}) for merchant ${created.user.merchantId}`,
+            ...(created.generatedPassword
+              ? ["", `  Password:  ${created.generatedPassword}`, "", "Store it now: it is not shown again (only its hash is kept)."]
+              : []),
+          ].join("\n"),
+          { user: userJson(created.user), ...(created.generatedPassword ? { password: created.generatedPassword } : {}) },
+        );
+      });
+    });
+
+  users
+    .command("list")
+    .description("list a merchant's console users")
+    .requiredOption("--merchant <id>", "the merchant's id")
+    .option("--json", "print the result as one JSON object")
+    .action(async (options: { merchant: string; json?: boolean }) => {
+      const out = createOutput(Boolean(options.json));
+      await withUsers(context, out, async (service) => {
+        const list = await merchantNamed(options.merchant, () => service.list(options.merchant));
+        const human = list.length ? `Console users of merchant ${options.merchant}:\n${userTable(list)}` : `Merchant ${options.merchant} has no console users.`;
+        out.result(human, { merchantId: options.merchant, users: list.map((user) => ({ ...userJson(user), createdAt: user.createdAt })) });
+      });
+    });
+
+  users
+    .command("remove")
+    .description("remove a console user; every session of it ends at once")
+    .argument("<userId>", "the user's id (see `ocs users list`)")
+    .option("--json", "print the result as one JSON object")
+    .action(async (userId: string, options: { json?: boolean }) => {
+      const out = createOutput(Boolean(options.json));
+      await withUsers(context, out, async (service) => {
+        const removed = await userNamed(userId, () => service.remove(userId));
+        out.result(`Removed ${removed.role} ${removed.email} (${removed.id}); its sessions have ended.`, { user: userJson(removed) });
+      });
+    });
+
+  users
+    .command("reset-password")
+    .description("give a console user a new password (stdin, one line, or generated and shown once); every session of it ends")
+    .argument("<userId>", "the user's id (see `ocs users list`)")
+    .option("--json", "print the result as one JSON object")
+    .action(async (userId: string, options: { json?: boolean }) => {
+      const out = createOutput(Boolean(options.json));
+      const password = await passwordFromStdin();
+      await withUsers(context, out, async (service) => {
+        const reset = await userProblems(() => userNamed(userId, () => service.resetPassword(userId, password)));
+        out.result(
+          [
+            `New password set for ${reset.user.email} (${reset.user.id}); its sessions have ended.`,
+            ...(reset.generatedPassword ? ["", `  Password:  ${reset.generatedPassword}`, "", "Store it now: it is not shown again."] : []),
+          ].join("\n"),
+          { user: userJson(reset.user), ...(reset.generatedPassword ? { password: reset.generatedPassword } : {}) },
+        );
+      });
+    });
+
   return program;
+}
+
+/** `{ id, email, role, merchantId }`: what SPEC §10 prints of a user. */
+function userJson(user: UserView) {
+  return { id: user.id, email: user.email, role: user.role, merchantId: user.merchantId };
+}
+
+async function withUsers(context: CliContext, out: Output, work: (service: UserService) => Promise<void>): Promise<void> {
+  await withDatabase(context.loadConfig(), async ({ route, database, applied }: CliDatabase) => {
+    const merchants = new MerchantRepository(database.prisma);
+    await work(new UserService(new UserRepository(database.prisma), (merchantId) => merchants.exists(merchantId)));
+    out.note(describeRoute(route));
+    if (applied.length) out.note(`Applied ${applied.length} migration(s): ${applied.join(", ")}`);
+  });
+}
+
+async function userNamed<T>(userId: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof NotFoundError && error.resource === "user") throw new CliError(`User ${userId} not found.`);
+    throw error;
+  }
+}
+
+/** The user service's refusals as one line for the operator. */
+async function userProblems<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ValidationError) {
+      const problems = error.problems.map((problem) => `${problem.field === "email" ? "--email" : problem.field} ${translate(problem.key, "en", problem.params)}`);
+      throw new CliError(`${problems.join("; ")}.`);
+    }
+    if (error instanceof EmailTakenError) throw new CliError(`A console user with the e-mail ${error.email} already exists.`);
+    if (error instanceof UserLimitError) throw new CliError(`This merchant already has ${error.limit} console users, the most allowed; remove one first.`);
+    throw error;
+  }
 }
 
 /** Opens the database the way SPEC §8 asks, hands the merchant service to `work`, and closes it again. */

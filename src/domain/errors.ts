@@ -8,22 +8,49 @@ export abstract class DomainError extends Error {
 
 export class NotFoundError extends DomainError {
   readonly code = "NOT_FOUND";
-  constructor(readonly resource: "order" | "merchant" | "apiKey" | "webhookEndpoint" | "webhookDelivery" = "order") {
+  constructor(readonly resource: "order" | "merchant" | "apiKey" | "webhookEndpoint" | "webhookDelivery" | "user" = "order") {
     super(`${resource} not found`);
   }
 }
 
+/**
+ * `missing`/`invalid`: the API key; `credentials`: a console sign-in with a wrong e-mail or password (one
+ * reason for both, so the answer never tells which); `session`: a console session cookie that expired, was
+ * signed out or revoked.
+ */
 export class UnauthorizedError extends DomainError {
   readonly code = "UNAUTHORIZED";
-  constructor(readonly reason: "missing" | "invalid") {
-    super(reason === "missing" ? "API key missing" : "API key invalid or revoked");
+  constructor(readonly reason: "missing" | "invalid" | "credentials" | "session") {
+    super(
+      {
+        missing: "API key missing",
+        invalid: "API key invalid or revoked",
+        credentials: "Wrong e-mail or password",
+        session: "Session expired, signed out or revoked",
+      }[reason],
+    );
   }
 }
 
+/**
+ * `test_mode_only`: a simulator route with a live key; `viewer`: a console viewer attempted a change;
+ * `origin`: a browser request from an origin that may not use console sessions; `mode`: an API key of one mode
+ * managing keys of the other.
+ */
 export class ForbiddenError extends DomainError {
   readonly code = "FORBIDDEN";
-  constructor(readonly reason: "test_mode_only") {
-    super("This operation needs a test-mode API key");
+  constructor(
+    readonly reason: "test_mode_only" | "viewer" | "origin" | "mode",
+    readonly params: Record<string, string> = {},
+  ) {
+    super(
+      {
+        test_mode_only: "This operation needs a test-mode API key",
+        viewer: "Viewers may only read",
+        origin: "Requests from this origin may not use console sessions",
+        mode: "This caller may only manage keys of its own mode",
+      }[reason],
+    );
   }
 }
 
@@ -96,5 +123,29 @@ export class WebhookEndpointLimitError extends DomainError {
   readonly code = "WEBHOOK_ENDPOINT_LIMIT_REACHED";
   constructor(readonly limit: number) {
     super(`At most ${limit} webhook endpoints per mode`);
+  }
+}
+
+/** Another console user (of any merchant) already signs in with this e-mail. */
+export class EmailTakenError extends DomainError {
+  readonly code = "EMAIL_TAKEN";
+  constructor(readonly email: string) {
+    super(`A user with the e-mail ${email} already exists`);
+  }
+}
+
+/** A merchant has a bounded number of console users. */
+export class UserLimitError extends DomainError {
+  readonly code = "USER_LIMIT_REACHED";
+  constructor(readonly limit: number) {
+    super(`At most ${limit} console users per merchant`);
+  }
+}
+
+/** Too many sign-in attempts for one e-mail or from one address; try again after `retryAfterSeconds`. */
+export class SignInThrottledError extends DomainError {
+  readonly code = "RATE_LIMITED";
+  constructor(readonly retryAfterSeconds: number) {
+    super(`Too many sign-in attempts; retry in ${retryAfterSeconds} s`);
   }
 }

@@ -18,6 +18,23 @@ export type Scalars = {
   JSON: { input: Record<string, unknown>; output: Record<string, unknown>; }
 };
 
+/** An API key as it may be shown after its creation: never the key itself. */
+export type ApiKey = {
+  __typename?: 'ApiKey';
+  /** When the key was created. */
+  createdAt: Scalars['DateTime']['output'];
+  /** Assigned by the service. */
+  id: Scalars['ID']['output'];
+  /** When the key was last used (updated at most once a minute), or null if never. */
+  lastUsedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The key's mode: the mode of the orders it creates and sees. */
+  mode: KeyMode;
+  /** The first characters of the key (e.g. ek_test_Ab12), to recognise it. */
+  prefix: Scalars['String']['output'];
+  /** When the key was revoked, or null while it works. */
+  revokedAt?: Maybe<Scalars['DateTime']['output']>;
+};
+
 /** The result of cancelOrder. */
 export type CancelOrderPayload = {
   __typename?: 'CancelOrderPayload';
@@ -50,6 +67,17 @@ export type ConfirmationPolicyInput = {
   quietHours?: InputMaybe<QuietHoursInput>;
   /** 0–3 delays, strictly increasing, e.g. ["2h", "12h"]. */
   reminders?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+/** The result of createApiKey. */
+export type CreateApiKeyPayload = {
+  __typename?: 'CreateApiKeyPayload';
+  /** The new key's record; null on a userError. */
+  apiKey?: Maybe<ApiKey>;
+  /** The full key (ek_test_… / ek_live_…): shown here once and never again. Null on a userError. */
+  key?: Maybe<Scalars['String']['output']>;
+  /** Empty on success; FORBIDDEN (field ["mode"]) when the mode is not the caller's. */
+  userErrors: Array<UserError>;
 };
 
 /** A new order: the REST create body's fields and bounds. */
@@ -88,12 +116,44 @@ export type CreateOrderPayload = {
   userErrors: Array<UserError>;
 };
 
+/** A new webhook endpoint: the REST body's fields and bounds. */
+export type CreateWebhookEndpointInput = {
+  /** Free text for your own records (up to 500 characters). */
+  description?: InputMaybe<Scalars['String']['input']>;
+  /** Default true. */
+  enabled?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Event names to receive; all of them when omitted. */
+  events?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** http(s) URL (up to 2048 characters) that must not point to a private or internal address. */
+  url: Scalars['String']['input'];
+};
+
+/** The result of createWebhookEndpoint. */
+export type CreateWebhookEndpointPayload = {
+  __typename?: 'CreateWebhookEndpointPayload';
+  /** The new endpoint; null on a userError. */
+  endpoint?: Maybe<WebhookEndpoint>;
+  /** The signing secret (whsec_…): shown here once and on rotation only. Null on a userError. */
+  secret?: Maybe<Scalars['String']['output']>;
+  /** Empty on success; VALIDATION_ERROR, WEBHOOK_ENDPOINT_LIMIT_REACHED. */
+  userErrors: Array<UserError>;
+};
+
 /** The customer's answer through the message buttons (or the merchant's cancel). */
 export type CustomerAction =
   /** The customer tapped Approve. */
   | 'APPROVED'
   /** The customer tapped Cancel, or the merchant canceled the order. */
   | 'CANCELED';
+
+/** The result of deleteWebhookEndpoint. */
+export type DeleteWebhookEndpointPayload = {
+  __typename?: 'DeleteWebhookEndpointPayload';
+  /** The id of the deleted endpoint; null on NOT_FOUND. */
+  deletedId?: Maybe<Scalars['ID']['output']>;
+  /** Empty on success; NOT_FOUND. */
+  userErrors: Array<UserError>;
+};
 
 /** How far the confirmation message got; only moves forward (SENT < DELIVERED < READ). */
 export type DeliveryStatus =
@@ -106,6 +166,22 @@ export type DeliveryStatus =
   /** The provider accepted the message. */
   | 'SENT';
 
+/** The two worlds of a merchant: TEST (simulator, never WhatsApp) and LIVE (the WhatsApp Cloud API). */
+export type KeyMode =
+  /** Live mode: messages go to WhatsApp. */
+  | 'LIVE'
+  /** Test mode: messages go to the built-in simulator. */
+  | 'TEST';
+
+/** A merchant: owns orders, API keys, webhook endpoints and console users. */
+export type Merchant = {
+  __typename?: 'Merchant';
+  /** Assigned by the service. */
+  id: Scalars['ID']['output'];
+  /** The merchant's display name. */
+  name: Scalars['String']['output'];
+};
+
 /** The root of every change. */
 export type Mutation = {
   __typename?: 'Mutation';
@@ -115,14 +191,35 @@ export type Mutation = {
    */
   cancelOrder: CancelOrderPayload;
   /**
+   * A new API key of the caller's merchant. `mode` must be the caller's mode (an API key or a session in test mode
+   * creates test keys; switch to live mode for live keys), otherwise userError FORBIDDEN. The key is in the payload
+   * once and never again.
+   */
+  createApiKey: CreateApiKeyPayload;
+  /**
    * Stores the order and sends the customer the confirmation message (test keys: the simulator; live keys:
    * WhatsApp). On success `order.created` is written to the outbox (webhooks and subscriptions). A rejection
    * by the provider stores the order FAILED, writes no event, and answers userError PROVIDER_REJECTED with
    * that order. A taken externalOrderId is DUPLICATE_EXTERNAL_ORDER_ID and sends nothing.
    */
   createOrder: CreateOrderPayload;
+  /** Registers a webhook endpoint for the caller's mode; the payload carries its signing secret once. */
+  createWebhookEndpoint: CreateWebhookEndpointPayload;
+  /** Deletes a webhook endpoint; its pending deliveries are dropped. */
+  deleteWebhookEndpoint: DeleteWebhookEndpointPayload;
+  /**
+   * Redeliver now (same webhook-id): a pending delivery is attempted at once; a succeeded or dead one gets exactly
+   * one more attempt.
+   */
+  retryWebhookDelivery: RetryWebhookDeliveryPayload;
+  /** Revokes a key of the caller's merchant and mode; REST and GraphQL refuse it within 5 seconds. */
+  revokeApiKey: RevokeApiKeyPayload;
+  /** Issues a new signing secret (in the payload, once); the old one keeps signing alongside it for 24 h. */
+  rotateWebhookEndpointSecret: RotateWebhookEndpointSecretPayload;
   /** Replaces the caller's confirmation policy; it applies to orders created afterwards. */
   updateConfirmationPolicy: UpdateConfirmationPolicyPayload;
+  /** Changes a webhook endpoint's URL, events, description or enabled flag. */
+  updateWebhookEndpoint: UpdateWebhookEndpointPayload;
 };
 
 
@@ -133,14 +230,57 @@ export type MutationCancelOrderArgs = {
 
 
 /** The root of every change. */
+export type MutationCreateApiKeyArgs = {
+  mode: KeyMode;
+};
+
+
+/** The root of every change. */
 export type MutationCreateOrderArgs = {
   input: CreateOrderInput;
 };
 
 
 /** The root of every change. */
+export type MutationCreateWebhookEndpointArgs = {
+  input: CreateWebhookEndpointInput;
+};
+
+
+/** The root of every change. */
+export type MutationDeleteWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every change. */
+export type MutationRetryWebhookDeliveryArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every change. */
+export type MutationRevokeApiKeyArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every change. */
+export type MutationRotateWebhookEndpointSecretArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every change. */
 export type MutationUpdateConfirmationPolicyArgs = {
   input: ConfirmationPolicyInput;
+};
+
+
+/** The root of every change. */
+export type MutationUpdateWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateWebhookEndpointInput;
 };
 
 /** An order and the state of its WhatsApp confirmation: the same data as the REST order and the webhook payload. */
@@ -182,6 +322,12 @@ export type Order = {
   totalCost: Scalars['Float']['output'];
   /** When the order last changed. */
   updatedAt: Scalars['DateTime']['output'];
+  /**
+   * Every webhook delivery of this order's events to the caller's endpoints, newest first (at most 100: a few
+   * events times at most 20 endpoints). Nullable so that a failure to read the log (reported in `errors`) never
+   * takes the order itself away.
+   */
+  webhookDeliveries?: Maybe<Array<WebhookDelivery>>;
 };
 
 /** A page of orders, newest first (Relay connection). */
@@ -302,6 +448,8 @@ export type PageInfo = {
 /** The root of every read. */
 export type Query = {
   __typename?: 'Query';
+  /** The merchant's API keys of the caller's mode, oldest first (revoked ones included). */
+  apiKeys: Array<ApiKey>;
   /** The caller's confirmation policy (the merchant and mode of the key). */
   confirmationPolicy: ConfirmationPolicy;
   /** One order of the caller's merchant and mode, or null when it does not exist, belongs to someone else, or the id is malformed. */
@@ -311,6 +459,12 @@ export type Query = {
    * stable while new orders arrive: the same orders and the same cursors as the REST list.
    */
   orders: OrderConnection;
+  /** Who is calling: the console user (null for an API key), the merchant, and the mode. */
+  viewer: Viewer;
+  /** The delivery log of the caller's mode, newest first, with keyset pagination like `orders`. */
+  webhookDeliveries: WebhookDeliveryConnection;
+  /** The merchant's webhook endpoints of the caller's mode, newest first (at most 20). */
+  webhookEndpoints: Array<WebhookEndpoint>;
 };
 
 
@@ -324,6 +478,14 @@ export type QueryOrderArgs = {
 export type QueryOrdersArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   filter?: InputMaybe<OrderFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** The root of every read. */
+export type QueryWebhookDeliveriesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<WebhookDeliveryFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
@@ -348,6 +510,35 @@ export type QuietHoursInput = {
   timeZone: Scalars['String']['input'];
 };
 
+/** The result of retryWebhookDelivery. */
+export type RetryWebhookDeliveryPayload = {
+  __typename?: 'RetryWebhookDeliveryPayload';
+  /** The delivery, pending again and due now; null on NOT_FOUND. */
+  delivery?: Maybe<WebhookDelivery>;
+  /** Empty on success; NOT_FOUND. */
+  userErrors: Array<UserError>;
+};
+
+/** The result of revokeApiKey. */
+export type RevokeApiKeyPayload = {
+  __typename?: 'RevokeApiKeyPayload';
+  /** The revoked key (a second revocation keeps the first revokedAt); null on NOT_FOUND. */
+  apiKey?: Maybe<ApiKey>;
+  /** Empty on success; NOT_FOUND for an unknown key, another merchant's, or one of the other mode. */
+  userErrors: Array<UserError>;
+};
+
+/** The result of rotateWebhookEndpointSecret. */
+export type RotateWebhookEndpointSecretPayload = {
+  __typename?: 'RotateWebhookEndpointSecretPayload';
+  /** The endpoint, with previousSecretExpiresAt 24 h ahead; null on NOT_FOUND. */
+  endpoint?: Maybe<WebhookEndpoint>;
+  /** The new signing secret: shown here once. The old one keeps signing alongside it for 24 h. */
+  secret?: Maybe<Scalars['String']['output']>;
+  /** Empty on success; NOT_FOUND. */
+  userErrors: Array<UserError>;
+};
+
 /** Live updates over the graphql-transport-ws websocket at /graphql. */
 export type Subscription = {
   __typename?: 'Subscription';
@@ -370,6 +561,38 @@ export type UpdateConfirmationPolicyPayload = {
   userErrors: Array<UserError>;
 };
 
+/** A change to a webhook endpoint: only the given fields change. */
+export type UpdateWebhookEndpointInput = {
+  /** A new description; an empty string clears it. */
+  description?: InputMaybe<Scalars['String']['input']>;
+  /** Enable or disable; re-enabling an endpoint disabled after 410 Gone clears its disabledReason. */
+  enabled?: InputMaybe<Scalars['Boolean']['input']>;
+  /** A new list of event names (at least one). */
+  events?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** A new URL (same rules as on creation). */
+  url?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** The result of updateWebhookEndpoint. */
+export type UpdateWebhookEndpointPayload = {
+  __typename?: 'UpdateWebhookEndpointPayload';
+  /** The endpoint after the change; null on a userError. */
+  endpoint?: Maybe<WebhookEndpoint>;
+  /** Empty on success; VALIDATION_ERROR, NOT_FOUND. */
+  userErrors: Array<UserError>;
+};
+
+/** A person signed in to the console. */
+export type User = {
+  __typename?: 'User';
+  /** Lower-cased e-mail the user signs in with. */
+  email: Scalars['String']['output'];
+  /** Assigned by the service. */
+  id: Scalars['ID']['output'];
+  /** What the user may do. */
+  role: UserRole;
+};
+
 /**
  * A problem with the request that the caller can act on (a business outcome, not a server error).
  * `code` is the REST error code of the same case.
@@ -389,6 +612,118 @@ export type UserError = {
   field?: Maybe<Array<Scalars['String']['output']>>;
   /** What went wrong, localised by Accept-Language (en, ar). */
   message: Scalars['String']['output'];
+};
+
+/** What a console user may do. */
+export type UserRole =
+  /** Everything the merchant's API keys can do, and managing keys and webhooks. */
+  | 'ADMIN'
+  /** Queries only: every mutation is refused with FORBIDDEN, and secrets are never shown. */
+  | 'VIEWER';
+
+/** Who is calling, for whom, and in which mode. */
+export type Viewer = {
+  __typename?: 'Viewer';
+  /** The caller's merchant. */
+  merchant: Merchant;
+  /** The mode every field answers in: the API key's mode, or the session's X-OCS-Mode (connection_init mode). */
+  mode: KeyMode;
+  /** The signed-in console user; null when the caller is an API key. */
+  user?: Maybe<User>;
+};
+
+/** One attempt to deliver an event. */
+export type WebhookAttempt = {
+  __typename?: 'WebhookAttempt';
+  /** When the attempt started. */
+  at: Scalars['DateTime']['output'];
+  /** How long the attempt took. */
+  durationMs: Scalars['Int']['output'];
+  /** Why it failed (e.g. HTTP 500, timeout after 15000 ms); null on success. */
+  error?: Maybe<Scalars['String']['output']>;
+  /** The receiver's HTTP status; null when no response arrived. */
+  statusCode?: Maybe<Scalars['Int']['output']>;
+};
+
+/** One event for one endpoint, with every attempt (the REST delivery log's entry). */
+export type WebhookDelivery = {
+  __typename?: 'WebhookDelivery';
+  /** Every attempt, oldest first. */
+  attempts: Array<WebhookAttempt>;
+  /** When the delivery was created. */
+  createdAt: Scalars['DateTime']['output'];
+  /** The endpoint it goes to. */
+  endpointId: Scalars['ID']['output'];
+  /** The event name, e.g. order.confirmed. */
+  event: Scalars['String']['output'];
+  /** The event id: the webhook-id header of every attempt. */
+  eventId: Scalars['ID']['output'];
+  /** Assigned by the service. */
+  id: Scalars['ID']['output'];
+  /** The order the event is about. */
+  orderId: Scalars['ID']['output'];
+  /** Where the delivery is. */
+  status: WebhookDeliveryStatus;
+};
+
+/** A page of the delivery log, newest first (Relay connection). */
+export type WebhookDeliveryConnection = {
+  __typename?: 'WebhookDeliveryConnection';
+  /** The deliveries of this page with their cursors, newest first. */
+  edges: Array<WebhookDeliveryEdge>;
+  /** Where this page is in the list. */
+  pageInfo: PageInfo;
+};
+
+/** One delivery of a page and the cursor that continues after it. */
+export type WebhookDeliveryEdge = {
+  __typename?: 'WebhookDeliveryEdge';
+  /** Opaque; pass it as `after` to continue after this delivery. */
+  cursor: Scalars['String']['output'];
+  /** The delivery. */
+  node: WebhookDelivery;
+};
+
+/** Which deliveries webhookDeliveries returns; every given condition must hold. */
+export type WebhookDeliveryFilter = {
+  /** Only this endpoint's deliveries. */
+  endpointId?: InputMaybe<Scalars['ID']['input']>;
+  /** Only this order's deliveries. */
+  orderId?: InputMaybe<Scalars['ID']['input']>;
+  /** Any of these statuses (an empty list means any status). */
+  status?: InputMaybe<Array<WebhookDeliveryStatus>>;
+};
+
+/** Where a webhook delivery is. */
+export type WebhookDeliveryStatus =
+  /** No attempt left, or the receiver answered 410 Gone. */
+  | 'DEAD'
+  /** Due, or waiting for its next retry. */
+  | 'PENDING'
+  /** A 2xx arrived. */
+  | 'SUCCEEDED';
+
+/** A receiver of the merchant's webhook events (for the mode it was created in). */
+export type WebhookEndpoint = {
+  __typename?: 'WebhookEndpoint';
+  /** When it was created. */
+  createdAt: Scalars['DateTime']['output'];
+  /** Free text for the merchant's records. */
+  description?: Maybe<Scalars['String']['output']>;
+  /** Why the service disabled it (e.g. the receiver answered 410 Gone); null otherwise. */
+  disabledReason?: Maybe<Scalars['String']['output']>;
+  /** Whether deliveries are made to it. */
+  enabled: Scalars['Boolean']['output'];
+  /** The event names it receives (order.created, order.confirmed, order.canceled, order.failed, ...). */
+  events: Array<Scalars['String']['output']>;
+  /** Assigned by the service. */
+  id: Scalars['ID']['output'];
+  /** While in the future, deliveries are also signed with the secret before the last rotation. */
+  previousSecretExpiresAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When it last changed. */
+  updatedAt: Scalars['DateTime']['output'];
+  /** Where events are POSTed. */
+  url: Scalars['String']['output'];
 };
 
 
@@ -464,19 +799,26 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
+  ApiKey: ResolverTypeWrapper<ApiKey>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CancelOrderPayload: ResolverTypeWrapper<Omit<CancelOrderPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
   ConfirmationPolicy: ResolverTypeWrapper<ConfirmationPolicy>;
   ConfirmationPolicyInput: ConfirmationPolicyInput;
+  CreateApiKeyPayload: ResolverTypeWrapper<CreateApiKeyPayload>;
   CreateOrderInput: CreateOrderInput;
   CreateOrderPayload: ResolverTypeWrapper<Omit<CreateOrderPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
+  CreateWebhookEndpointInput: CreateWebhookEndpointInput;
+  CreateWebhookEndpointPayload: ResolverTypeWrapper<CreateWebhookEndpointPayload>;
   CustomerAction: CustomerAction;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  DeleteWebhookEndpointPayload: ResolverTypeWrapper<DeleteWebhookEndpointPayload>;
   DeliveryStatus: DeliveryStatus;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
+  KeyMode: KeyMode;
+  Merchant: ResolverTypeWrapper<Merchant>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Order: ResolverTypeWrapper<OrderSource>;
   OrderConnection: ResolverTypeWrapper<OrderConnectionSource>;
@@ -491,25 +833,46 @@ export type ResolversTypes = {
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   QuietHours: ResolverTypeWrapper<QuietHours>;
   QuietHoursInput: QuietHoursInput;
+  RetryWebhookDeliveryPayload: ResolverTypeWrapper<RetryWebhookDeliveryPayload>;
+  RevokeApiKeyPayload: ResolverTypeWrapper<RevokeApiKeyPayload>;
+  RotateWebhookEndpointSecretPayload: ResolverTypeWrapper<RotateWebhookEndpointSecretPayload>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UpdateConfirmationPolicyPayload: ResolverTypeWrapper<UpdateConfirmationPolicyPayload>;
+  UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
+  UpdateWebhookEndpointPayload: ResolverTypeWrapper<UpdateWebhookEndpointPayload>;
+  User: ResolverTypeWrapper<User>;
   UserError: ResolverTypeWrapper<UserError>;
+  UserRole: UserRole;
+  Viewer: ResolverTypeWrapper<Viewer>;
+  WebhookAttempt: ResolverTypeWrapper<WebhookAttempt>;
+  WebhookDelivery: ResolverTypeWrapper<WebhookDelivery>;
+  WebhookDeliveryConnection: ResolverTypeWrapper<WebhookDeliveryConnection>;
+  WebhookDeliveryEdge: ResolverTypeWrapper<WebhookDeliveryEdge>;
+  WebhookDeliveryFilter: WebhookDeliveryFilter;
+  WebhookDeliveryStatus: WebhookDeliveryStatus;
+  WebhookEndpoint: ResolverTypeWrapper<WebhookEndpoint>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
+  ApiKey: ApiKey;
   Boolean: Scalars['Boolean']['output'];
   CancelOrderPayload: Omit<CancelOrderPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
   ConfirmationPolicy: ConfirmationPolicy;
   ConfirmationPolicyInput: ConfirmationPolicyInput;
+  CreateApiKeyPayload: CreateApiKeyPayload;
   CreateOrderInput: CreateOrderInput;
   CreateOrderPayload: Omit<CreateOrderPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
+  CreateWebhookEndpointInput: CreateWebhookEndpointInput;
+  CreateWebhookEndpointPayload: CreateWebhookEndpointPayload;
   DateTime: Scalars['DateTime']['output'];
+  DeleteWebhookEndpointPayload: DeleteWebhookEndpointPayload;
   Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   JSON: Scalars['JSON']['output'];
+  Merchant: Merchant;
   Mutation: Record<PropertyKey, never>;
   Order: OrderSource;
   OrderConnection: OrderConnectionSource;
@@ -523,10 +886,32 @@ export type ResolversParentTypes = {
   Query: Record<PropertyKey, never>;
   QuietHours: QuietHours;
   QuietHoursInput: QuietHoursInput;
+  RetryWebhookDeliveryPayload: RetryWebhookDeliveryPayload;
+  RevokeApiKeyPayload: RevokeApiKeyPayload;
+  RotateWebhookEndpointSecretPayload: RotateWebhookEndpointSecretPayload;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   UpdateConfirmationPolicyPayload: UpdateConfirmationPolicyPayload;
+  UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
+  UpdateWebhookEndpointPayload: UpdateWebhookEndpointPayload;
+  User: User;
   UserError: UserError;
+  Viewer: Viewer;
+  WebhookAttempt: WebhookAttempt;
+  WebhookDelivery: WebhookDelivery;
+  WebhookDeliveryConnection: WebhookDeliveryConnection;
+  WebhookDeliveryEdge: WebhookDeliveryEdge;
+  WebhookDeliveryFilter: WebhookDeliveryFilter;
+  WebhookEndpoint: WebhookEndpoint;
+};
+
+export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiKey'] = ResolversParentTypes['ApiKey']> = {
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastUsedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  mode?: Resolver<ResolversTypes['KeyMode'], ParentType, ContextType>;
+  prefix?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  revokedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
 };
 
 export type CancelOrderPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CancelOrderPayload'] = ResolversParentTypes['CancelOrderPayload']> = {
@@ -540,8 +925,20 @@ export type ConfirmationPolicyResolvers<ContextType = GraphQLContext, ParentType
   reminders?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type CreateApiKeyPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateApiKeyPayload'] = ResolversParentTypes['CreateApiKeyPayload']> = {
+  apiKey?: Resolver<Maybe<ResolversTypes['ApiKey']>, ParentType, ContextType>;
+  key?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export type CreateOrderPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateOrderPayload'] = ResolversParentTypes['CreateOrderPayload']> = {
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type CreateWebhookEndpointPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateWebhookEndpointPayload'] = ResolversParentTypes['CreateWebhookEndpointPayload']> = {
+  endpoint?: Resolver<Maybe<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
+  secret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
@@ -549,14 +946,31 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
   name: 'DateTime';
 }
 
+export type DeleteWebhookEndpointPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteWebhookEndpointPayload'] = ResolversParentTypes['DeleteWebhookEndpointPayload']> = {
+  deletedId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
   name: 'JSON';
 }
 
+export type MerchantResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Merchant'] = ResolversParentTypes['Merchant']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   cancelOrder?: Resolver<ResolversTypes['CancelOrderPayload'], ParentType, ContextType, RequireFields<MutationCancelOrderArgs, 'id'>>;
+  createApiKey?: Resolver<ResolversTypes['CreateApiKeyPayload'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'mode'>>;
   createOrder?: Resolver<ResolversTypes['CreateOrderPayload'], ParentType, ContextType, RequireFields<MutationCreateOrderArgs, 'input'>>;
+  createWebhookEndpoint?: Resolver<ResolversTypes['CreateWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationCreateWebhookEndpointArgs, 'input'>>;
+  deleteWebhookEndpoint?: Resolver<ResolversTypes['DeleteWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebhookEndpointArgs, 'id'>>;
+  retryWebhookDelivery?: Resolver<ResolversTypes['RetryWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRetryWebhookDeliveryArgs, 'id'>>;
+  revokeApiKey?: Resolver<ResolversTypes['RevokeApiKeyPayload'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
+  rotateWebhookEndpointSecret?: Resolver<ResolversTypes['RotateWebhookEndpointSecretPayload'], ParentType, ContextType, RequireFields<MutationRotateWebhookEndpointSecretArgs, 'id'>>;
   updateConfirmationPolicy?: Resolver<ResolversTypes['UpdateConfirmationPolicyPayload'], ParentType, ContextType, RequireFields<MutationUpdateConfirmationPolicyArgs, 'input'>>;
+  updateWebhookEndpoint?: Resolver<ResolversTypes['UpdateWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationUpdateWebhookEndpointArgs, 'id' | 'input'>>;
 };
 
 export type OrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Order'] = ResolversParentTypes['Order']> = {
@@ -578,6 +992,7 @@ export type OrderResolvers<ContextType = GraphQLContext, ParentType extends Reso
   timeline?: Resolver<Array<ResolversTypes['OrderTimelineEntry']>, ParentType, ContextType>;
   totalCost?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  webhookDeliveries?: Resolver<Maybe<Array<ResolversTypes['WebhookDelivery']>>, ParentType, ContextType>;
 };
 
 export type OrderConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderConnection'] = ResolversParentTypes['OrderConnection']> = {
@@ -621,15 +1036,35 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
 };
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
   confirmationPolicy?: Resolver<ResolversTypes['ConfirmationPolicy'], ParentType, ContextType>;
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
   orders?: Resolver<ResolversTypes['OrderConnection'], ParentType, ContextType, RequireFields<QueryOrdersArgs, 'first'>>;
+  viewer?: Resolver<ResolversTypes['Viewer'], ParentType, ContextType>;
+  webhookDeliveries?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'first'>>;
+  webhookEndpoints?: Resolver<Array<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
 };
 
 export type QuietHoursResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['QuietHours'] = ResolversParentTypes['QuietHours']> = {
   end?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   start?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   timeZone?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type RetryWebhookDeliveryPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RetryWebhookDeliveryPayload'] = ResolversParentTypes['RetryWebhookDeliveryPayload']> = {
+  delivery?: Resolver<Maybe<ResolversTypes['WebhookDelivery']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type RevokeApiKeyPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RevokeApiKeyPayload'] = ResolversParentTypes['RevokeApiKeyPayload']> = {
+  apiKey?: Resolver<Maybe<ResolversTypes['ApiKey']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type RotateWebhookEndpointSecretPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RotateWebhookEndpointSecretPayload'] = ResolversParentTypes['RotateWebhookEndpointSecretPayload']> = {
+  endpoint?: Resolver<Maybe<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
+  secret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
@@ -641,6 +1076,17 @@ export type UpdateConfirmationPolicyPayloadResolvers<ContextType = GraphQLContex
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
+export type UpdateWebhookEndpointPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdateWebhookEndpointPayload'] = ResolversParentTypes['UpdateWebhookEndpointPayload']> = {
+  endpoint?: Resolver<Maybe<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = {
+  email?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  role?: Resolver<ResolversTypes['UserRole'], ParentType, ContextType>;
+};
+
 export type UserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserError'] = ResolversParentTypes['UserError']> = {
   code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   errorCode?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
@@ -648,12 +1094,63 @@ export type UserErrorResolvers<ContextType = GraphQLContext, ParentType extends 
   message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type ViewerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Viewer'] = ResolversParentTypes['Viewer']> = {
+  merchant?: Resolver<ResolversTypes['Merchant'], ParentType, ContextType>;
+  mode?: Resolver<ResolversTypes['KeyMode'], ParentType, ContextType>;
+  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+};
+
+export type WebhookAttemptResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookAttempt'] = ResolversParentTypes['WebhookAttempt']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  durationMs?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  statusCode?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDelivery'] = ResolversParentTypes['WebhookDelivery']> = {
+  attempts?: Resolver<Array<ResolversTypes['WebhookAttempt']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  endpointId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  event?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  orderId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['WebhookDeliveryStatus'], ParentType, ContextType>;
+};
+
+export type WebhookDeliveryConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeliveryConnection'] = ResolversParentTypes['WebhookDeliveryConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['WebhookDeliveryEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type WebhookDeliveryEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeliveryEdge'] = ResolversParentTypes['WebhookDeliveryEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType>;
+};
+
+export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookEndpoint'] = ResolversParentTypes['WebhookEndpoint']> = {
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  disabledReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  events?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  previousSecretExpiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type Resolvers<ContextType = GraphQLContext> = {
+  ApiKey?: ApiKeyResolvers<ContextType>;
   CancelOrderPayload?: CancelOrderPayloadResolvers<ContextType>;
   ConfirmationPolicy?: ConfirmationPolicyResolvers<ContextType>;
+  CreateApiKeyPayload?: CreateApiKeyPayloadResolvers<ContextType>;
   CreateOrderPayload?: CreateOrderPayloadResolvers<ContextType>;
+  CreateWebhookEndpointPayload?: CreateWebhookEndpointPayloadResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
+  DeleteWebhookEndpointPayload?: DeleteWebhookEndpointPayloadResolvers<ContextType>;
   JSON?: GraphQLScalarType;
+  Merchant?: MerchantResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   Order?: OrderResolvers<ContextType>;
   OrderConnection?: OrderConnectionResolvers<ContextType>;
@@ -664,8 +1161,19 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   QuietHours?: QuietHoursResolvers<ContextType>;
+  RetryWebhookDeliveryPayload?: RetryWebhookDeliveryPayloadResolvers<ContextType>;
+  RevokeApiKeyPayload?: RevokeApiKeyPayloadResolvers<ContextType>;
+  RotateWebhookEndpointSecretPayload?: RotateWebhookEndpointSecretPayloadResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   UpdateConfirmationPolicyPayload?: UpdateConfirmationPolicyPayloadResolvers<ContextType>;
+  UpdateWebhookEndpointPayload?: UpdateWebhookEndpointPayloadResolvers<ContextType>;
+  User?: UserResolvers<ContextType>;
   UserError?: UserErrorResolvers<ContextType>;
+  Viewer?: ViewerResolvers<ContextType>;
+  WebhookAttempt?: WebhookAttemptResolvers<ContextType>;
+  WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
+  WebhookDeliveryConnection?: WebhookDeliveryConnectionResolvers<ContextType>;
+  WebhookDeliveryEdge?: WebhookDeliveryEdgeResolvers<ContextType>;
+  WebhookEndpoint?: WebhookEndpointResolvers<ContextType>;
 };
 

@@ -1,14 +1,27 @@
 import DataLoader from "dataloader";
 import type { AppServices } from "../app.ts";
 import { NotFoundError, type UnauthorizedError } from "../domain/errors.ts";
-import type { Caller } from "../domain/merchants/merchant.service.ts";
+import type { MerchantScope } from "../domain/orders/order.repository.ts";
 import type { OrderView } from "../domain/orders/order.view.ts";
+import type { SessionPrincipal } from "../domain/users/session.service.ts";
 import type { Language } from "../i18n/messages.ts";
+
+/**
+ * Who is calling and in which scope: an API key (its merchant and mode) or a signed-in console user (its
+ * merchant, the mode it chose with X-OCS-Mode or connection_init, and its role). Resolvers scope every read and
+ * write by `merchantId` and `mode` alike, whichever it is.
+ */
+export interface GraphQLCaller extends MerchantScope {
+  /** The API key's id; null for a console session. */
+  keyId: string | null;
+  /** The signed-in console user; null for an API key. */
+  session: SessionPrincipal | null;
+}
 
 /** What every resolver receives (HTTP and websocket alike). */
 export interface GraphQLContext {
-  /** The authenticated caller; null when no valid key was sent. */
-  caller: Caller | null;
+  /** The authenticated caller; null when no valid key or session was sent. */
+  caller: GraphQLCaller | null;
   /** Why the key was refused (missing or invalid); reported when an operation touches data. */
   authError: UnauthorizedError | null;
   /** From Accept-Language (HTTP) or the connection (websocket): the language of every message. */
@@ -34,7 +47,7 @@ export interface GraphQLContextOptions {
  */
 export function createGraphQLContext(
   services: AppServices,
-  caller: Caller | null,
+  caller: GraphQLCaller | null,
   language: Language,
   options: GraphQLContextOptions = {},
 ): GraphQLContext {
@@ -53,7 +66,7 @@ class RequestContext implements GraphQLContext {
 
   constructor(
     private readonly services: AppServices,
-    readonly caller: Caller | null,
+    readonly caller: GraphQLCaller | null,
     readonly language: Language,
     readonly authError: UnauthorizedError | null,
     readonly requestId: string,
@@ -71,7 +84,7 @@ class RequestContext implements GraphQLContext {
  * (order and items as one row); several (aliases, lists of ids) one query for all of them. Unknown, foreign
  * and malformed ids load as null.
  */
-function createOrderLoader(services: AppServices, caller: Caller | null): DataLoader<string, OrderView | null> {
+function createOrderLoader(services: AppServices, caller: MerchantScope | null): DataLoader<string, OrderView | null> {
   return new DataLoader<string, OrderView | null>(async (ids) => {
     if (!caller) throw new Error("order loader used without a caller");
     if (ids.length === 1) {

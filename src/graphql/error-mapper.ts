@@ -3,6 +3,7 @@ import { ApolloServerErrorCode, unwrapResolverError } from "@apollo/server/error
 import {
   DomainError,
   DuplicateExternalOrderIdError,
+  ForbiddenError,
   IdempotencyKeyInUseError,
   IdempotencyKeyReusedError,
   NotFoundError,
@@ -11,6 +12,7 @@ import {
   ProviderUnavailableError,
   UnauthorizedError,
   ValidationError,
+  WebhookEndpointLimitError,
   type FieldProblem,
 } from "../domain/errors.ts";
 import { mapErrorToHttp } from "../http/error-mapper.ts";
@@ -33,6 +35,7 @@ import type { UserError } from "../generated/graphql.ts";
 /** Codes of top-level errors that this service raises itself (Apollo adds its own parse/validation codes). */
 export const GraphQLErrorCode = {
   UNAUTHENTICATED: "UNAUTHENTICATED",
+  FORBIDDEN: "FORBIDDEN",
   BAD_USER_INPUT: ApolloServerErrorCode.BAD_USER_INPUT,
   BAD_REQUEST: "BAD_REQUEST",
   NOT_FOUND: "NOT_FOUND",
@@ -81,7 +84,16 @@ export function toUserErrors(error: unknown, language: Language, inputRoot: read
     const message = translate(`error.PROVIDER_UNAVAILABLE.${error.reason}`, language, { failureReason: error.failureReason });
     return [userError(message, null, error.errorCode)];
   }
-  if (error instanceof NotFoundError) return [userError(translate("error.NOT_FOUND", language), ["id"])];
+  if (error instanceof NotFoundError) {
+    const key = error.resource === "order" ? "error.NOT_FOUND" : `error.NOT_FOUND.${error.resource}`;
+    return [userError(translate(key, language), ["id"])];
+  }
+  if (error instanceof ForbiddenError) {
+    return [userError(translate(`error.FORBIDDEN.${error.reason}`, language, error.params), error.reason === "mode" ? ["mode"] : null)];
+  }
+  if (error instanceof WebhookEndpointLimitError) {
+    return [userError(translate("error.WEBHOOK_ENDPOINT_LIMIT_REACHED", language, { limit: error.limit }))];
+  }
   if (error instanceof IdempotencyKeyReusedError || error instanceof IdempotencyKeyInUseError) {
     return [userError(translate(`error.${error.code}`, language))];
   }
@@ -96,6 +108,16 @@ export function unauthenticatedError(error: UnauthorizedError | null, language: 
   const reason = error?.reason ?? "missing";
   return new GraphQLError(translate(`error.UNAUTHORIZED.${reason}`, language), {
     extensions: { code: GraphQLErrorCode.UNAUTHENTICATED, http: { status: 401 } },
+  });
+}
+
+/**
+ * A caller that may not do this at all: a console viewer running a mutation, or a browser page of another origin
+ * using a session cookie. HTTP 403, `extensions.code: FORBIDDEN`, before anything runs.
+ */
+export function forbiddenError(error: ForbiddenError, language: Language): GraphQLError {
+  return new GraphQLError(translate(`error.FORBIDDEN.${error.reason}`, language, error.params), {
+    extensions: { code: GraphQLErrorCode.FORBIDDEN, http: { status: 403 } },
   });
 }
 
@@ -163,7 +185,7 @@ export function notFoundError(language: Language): GraphQLError {
  * A websocket `subscribe` without a valid key: the connection never authenticated (`missing`) or its key was
  * revoked since (`invalid`). No HTTP status: the socket answers with close codes.
  */
-export function socketUnauthenticatedError(reason: "missing" | "invalid", language: Language): GraphQLError {
+export function socketUnauthenticatedError(reason: "missing" | "invalid" | "session", language: Language): GraphQLError {
   return new GraphQLError(translate(`error.UNAUTHORIZED.${reason}`, language), {
     extensions: { code: GraphQLErrorCode.UNAUTHENTICATED },
   });
@@ -197,6 +219,7 @@ export function subscriberTooSlowError(message: string): GraphQLFormattedError {
 export function toGraphQLError(error: unknown, language: Language, requestId: string): GraphQLError {
   if (error instanceof GraphQLError) return error;
   if (error instanceof UnauthorizedError) return unauthenticatedError(error, language);
+  if (error instanceof ForbiddenError) return forbiddenError(error, language);
   if (error instanceof ValidationError) return badUserInputError(error.problems, language);
   return internalError(language, requestId, error);
 }

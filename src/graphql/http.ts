@@ -13,11 +13,14 @@ import type { Logger } from "pino";
 import { GraphQLError, Kind, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import type { AppServices } from "../app.ts";
 import type { Config } from "../config.ts";
-import { UnauthorizedError } from "../domain/errors.ts";
+import { ForbiddenError, UnauthorizedError, ValidationError } from "../domain/errors.ts";
+import type { SessionPrincipal } from "../domain/users/session.service.ts";
 import { headerValue } from "../http/auth.ts";
+import { isAllowedOrigin, requestedMode, sessionCookieOf } from "../http/console-session.ts";
 import { RateLimitedError } from "../http/error-mapper.ts";
-import { createGraphQLContext, type GraphQLContext } from "./context.ts";
+import { createGraphQLContext, type GraphQLCaller, type GraphQLContext } from "./context.ts";
 import {
+  forbiddenError,
   formatGraphQLError,
   rateLimitedBody,
   requestErrorResponse,
@@ -30,7 +33,17 @@ declare module "fastify" {
   interface FastifyRequest {
     /** /graphql only: why the X-API-Key was refused, reported once an operation touches data. */
     graphqlAuthError?: UnauthorizedError | null;
+    /** /graphql only: the console user of a valid `ocs_session` cookie, and the mode it asked for. */
+    graphqlSession?: { principal: SessionPrincipal; mode: "test" | "live" } | null;
   }
+}
+
+/** The caller of a /graphql request: its API key, else its console session, else nobody. */
+function graphqlCallerOf(request: FastifyRequest): GraphQLCaller | null {
+  if (request.caller) return { ...request.caller, session: null };
+  const session = request.graphqlSession;
+  if (!session) return null;
+  return { merchantId: session.principal.merchant.id, mode: session.mode, keyId: null, session: session.principal };
 }
 
 export const GRAPHQL_PATH = "/graphql";
@@ -80,7 +93,7 @@ export async function graphqlRoutes(
 
   const handler = fastifyApolloHandler(apollo, {
     context: async (request: FastifyRequest) =>
-      createGraphQLContext(services, request.caller, request.language, {
+      createGraphQLContext(services, graphqlCallerOf(request), request.language, {
         authError: request.graphqlAuthError ?? null,
         requestId: request.id,
         idempotencyKey: headerValue(request, "idempotency-key") ?? null,
@@ -90,9 +103,23 @@ export async function graphqlRoutes(
   return async (app: FastifyInstance) => {
     app.addHook("onClose", () => apollo.stop());
     app.decorateRequest("graphqlAuthError", null);
-    // Before the rate limiter (a route-level hook): a valid key makes the limit count per key, like REST.
+    app.decorateRequest("graphqlSession", null);
+    // Before the rate limiter (a route-level hook): a valid key makes the limit count per key, like REST (and a
+    // valid session per user).
     app.addHook("onRequest", async (request) => {
+      const mode = requestedMode(request.headers);
+      if (mode === "invalid") throw new ValidationError([{ field: "X-OCS-Mode", key: "field.ocs_mode" }]);
       const key = headerValue(request, "x-api-key");
+      // An explicit key wins over a cookie the browser may also send; the key decides the mode.
+      const cookie = key === undefined ? sessionCookieOf(request.headers) : undefined;
+      if (cookie !== undefined) {
+        // Another site's page must not use the session (SameSite=Lax already keeps the cookie off its POSTs).
+        if (!isAllowedOrigin(request.headers, config.console.allowedOrigins)) throw new ForbiddenError("origin");
+        const principal = await services.sessions.authenticate(cookie);
+        if (principal) request.graphqlSession = { principal, mode };
+        else request.graphqlAuthError = new UnauthorizedError("session");
+        return;
+      }
       try {
         request.caller = await services.merchantService.authenticate(key);
       } catch (error) {
@@ -125,7 +152,8 @@ export async function graphqlRoutes(
 /**
  * Our per-request checks, in one plugin (Apollo calls every plugin on every request):
  *
- * - an operation that selects any data field needs a valid key: without one, the whole request is answered
+ * - a console viewer's mutation is refused with 403 `FORBIDDEN`;
+ * - an operation that selects any data field needs a valid key or session: without one, the whole request is answered
  *   401 `UNAUTHENTICATED` before execution (no partial data); `{ __typename }` and introspection need none;
  * - bugs reach the log with their cause and the request id; the client only ever sees the masked message.
  */
@@ -134,6 +162,10 @@ function requestChecks(logger: Logger): ApolloServerPlugin<GraphQLContext> {
     async didResolveOperation({ operation, contextValue }: { operation?: OperationDefinitionNode; contextValue: GraphQLContext }) {
       // Executed over HTTP a subscription would run its resolver once, without an event to resolve.
       if (operation?.operation === "subscription") throw subscriptionOverHttpError(contextValue.language);
+      // Console viewers read only: every mutation, present and future, is refused before it runs.
+      if (operation?.operation === "mutation" && contextValue.caller?.session?.user.role === "viewer") {
+        throw forbiddenError(new ForbiddenError("viewer"), contextValue.language);
+      }
       if (contextValue.caller || !operation) return;
       const touchesData = operation.selectionSet.selections.some(
         (selection) => selection.kind !== Kind.FIELD || !selection.name.value.startsWith("__"),

@@ -4,7 +4,10 @@ import { makeExecutableSchema } from "@graphql-tools/schema";
 import type { AppServices } from "../app.ts";
 import type { Resolvers } from "../generated/graphql.ts";
 import { orderResolvers } from "./resolvers/order.resolvers.ts";
+import { apiKeyResolvers } from "./resolvers/api-key.resolvers.ts";
 import { confirmationResolvers } from "./resolvers/confirmation-policy.resolvers.ts";
+import { viewerResolvers } from "./resolvers/viewer.resolvers.ts";
+import { webhookResolvers } from "./resolvers/webhook.resolvers.ts";
 import { DateTimeScalar, JSONScalar } from "./scalars.ts";
 import { subscriptionResolvers } from "./subscriptions/subscription.resolvers.ts";
 
@@ -15,12 +18,16 @@ export const SCHEMA_SDL = readFileSync(new URL("../../schema.graphql", import.me
 export function createGraphQLSchema(services: AppServices): GraphQLSchema {
   const orders = orderResolvers(services);
   const confirmation = confirmationResolvers(services);
+  // The console and merchant surface (SPEC §10).
+  const viewer = viewerResolvers(services);
+  const apiKeys = apiKeyResolvers(services);
+  const webhooks = webhookResolvers(services);
   const resolvers: Resolvers = {
     DateTime: DateTimeScalar,
     JSON: JSONScalar,
-    Query: { ...orders.Query, ...confirmation.Query },
-    Mutation: { ...orders.Mutation, ...confirmation.Mutation },
-    Order: confirmation.Order,
+    Query: { ...orders.Query, ...confirmation.Query, ...viewer.Query, ...apiKeys.Query, ...webhooks.Query },
+    Mutation: { ...orders.Mutation, ...confirmation.Mutation, ...apiKeys.Mutation, ...webhooks.Mutation },
+    Order: { ...confirmation.Order, ...webhooks.Order },
     OrderConnection: orders.OrderConnection,
     Subscription: subscriptionResolvers(services),
   };

@@ -9,6 +9,7 @@ import {
   OrderNotPendingError,
   ProviderRejectedError,
   ProviderUnavailableError,
+  SignInThrottledError,
   UnauthorizedError,
   ValidationError,
   WebhookEndpointLimitError,
@@ -102,8 +103,15 @@ function mapDomainError(error: DomainError, language: Language): HttpErrorRespon
   if (error instanceof UnauthorizedError) {
     return { statusCode: 401, body: family("UNAUTHORIZED", translate(`error.UNAUTHORIZED.${error.reason}`, language)) };
   }
+  if (error instanceof SignInThrottledError) {
+    return {
+      statusCode: 429,
+      body: family("RATE_LIMITED", translate("error.RATE_LIMITED", language, { seconds: error.retryAfterSeconds })),
+      headers: { "retry-after": String(error.retryAfterSeconds) },
+    };
+  }
   if (error instanceof ForbiddenError) {
-    return { statusCode: 403, body: family("FORBIDDEN", translate(`error.FORBIDDEN.${error.reason}`, language)) };
+    return { statusCode: 403, body: family("FORBIDDEN", translate(`error.FORBIDDEN.${error.reason}`, language, error.params)) };
   }
   if (error instanceof NotFoundError) {
     const key = error.resource === "order" ? "error.NOT_FOUND" : `error.NOT_FOUND.${error.resource}`;

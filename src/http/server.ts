@@ -25,6 +25,7 @@ import type { GraphQLSchema } from "graphql";
 import { graphqlRoutes } from "../graphql/http.ts";
 import { webhookEndpointRoutes } from "./routes/webhook-endpoints.routes.ts";
 import { webhookDeliveryRoutes } from "./routes/webhook-deliveries.routes.ts";
+import { sessionRoutes } from "./routes/session.routes.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -139,6 +140,7 @@ export async function buildHttpServer(
       security: [{ ApiKey: [] }],
       tags: [
         { name: "orders", description: "Orders and their confirmation" },
+        { name: "console session", description: "Browser sign-in for the console (cookie sessions; no API key)" },
         { name: "webhook deliveries", description: "The log of webhook deliveries and their attempts; manual redelivery" },
         { name: "test mode", description: "Drive the simulated customer (test-mode keys only)" },
         { name: "operations", description: "Health, readiness and metrics" },
@@ -165,6 +167,7 @@ export async function buildHttpServer(
   await app.register(webhookEndpointRoutes(services), { prefix: "/api/v1" });
   await app.register(confirmationPolicyRoutes(services), { prefix: "/api/v1" });
   await app.register(webhookDeliveryRoutes(services), { prefix: "/api/v1" });
+  await app.register(sessionRoutes(services), { prefix: "/api/v1" });
   await app.register(simulatorTestRoutes(services), { prefix: "/api/v1/test" });
   await app.register(simulatorPageRoutes());
   await app.register(whatsappWebhookRoutes(services));
@@ -173,7 +176,9 @@ export async function buildHttpServer(
   return app;
 }
 
-/** Limits are per API key; requests without a valid key count against their address. */
+/** Limits are per API key (or console user on /graphql); requests without either count against their address. */
 function rateLimitKey(request: FastifyRequest): string {
-  return request.caller ? `key:${request.caller.keyId}` : `ip:${request.ip}`;
+  if (request.caller) return `key:${request.caller.keyId}`;
+  if (request.graphqlSession) return `user:${request.graphqlSession.principal.user.id}`;
+  return `ip:${request.ip}`;
 }

@@ -21,6 +21,24 @@ const catalog: Record<string, Record<Language, Template>> = {
     ar: "مفتاح API مفقود: أرسله في الترويسة X-API-Key",
   },
   "error.UNAUTHORIZED.invalid": { en: "Invalid or revoked API key", ar: "مفتاح API غير صالح أو تم إلغاؤه" },
+  "error.UNAUTHORIZED.credentials": { en: "Wrong e-mail or password", ar: "البريد الإلكتروني أو كلمة المرور غير صحيحة" },
+  "error.UNAUTHORIZED.session": {
+    en: "Your session has expired or was signed out: sign in again",
+    ar: "انتهت صلاحية جلستك أو تم تسجيل الخروج منها: سجّل الدخول مرة أخرى",
+  },
+  "error.NOT_FOUND.user": { en: "User not found", ar: "المستخدم غير موجود" },
+  "error.FORBIDDEN.viewer": {
+    en: "Your role (viewer) may only read: ask an admin of your merchant to make this change",
+    ar: "دورك (مشاهد) يسمح بالقراءة فقط: اطلب من أحد مسؤولي حسابك إجراء هذا التغيير",
+  },
+  "error.FORBIDDEN.origin": {
+    en: "Requests from this origin may not sign in or use a console session",
+    ar: "لا يُسمح للطلبات القادمة من هذا المصدر بتسجيل الدخول أو استخدام جلسة لوحة التحكم",
+  },
+  "error.FORBIDDEN.mode": {
+    en: (p) => `You are working in ${p.mode} mode: switch to ${p.requested} mode to manage ${p.requested} keys`,
+    ar: (p) => `أنت تعمل في وضع ${p.mode}: انتقل إلى وضع ${p.requested} لإدارة مفاتيح ${p.requested}`,
+  },
   "error.FORBIDDEN.test_mode_only": {
     en: "This endpoint needs a test-mode API key (ek_test_…)",
     ar: "تتطلب نقطة النهاية هذه مفتاح API لوضع الاختبار (ek_test_…)",
@@ -91,6 +109,7 @@ const catalog: Record<string, Record<Language, Template>> = {
   },
   // field problems (validation details)
   "field.required": { en: "is required", ar: "حقل مطلوب" },
+  "field.ocs_mode": { en: "must be test or live", ar: "يجب أن تكون test أو live" },
   "field.type.string": { en: "must be a string", ar: "يجب أن يكون نصًا" },
   "field.type.number": { en: "must be a number", ar: "يجب أن يكون رقمًا" },
   "field.type.array": { en: "must be an array", ar: "يجب أن يكون مصفوفة" },
@@ -130,6 +149,7 @@ const catalog: Record<string, Record<Language, Template>> = {
     ar: "يجب أن يكون تاريخًا ووقتًا بصيغة ISO 8601 مثل 2026-01-31T12:00:00Z",
   },
   "field.format.cursor": { en: "is not a cursor returned by this API", ar: "ليس مؤشرًا صادرًا عن هذه الواجهة" },
+  "field.format.email": { en: "is not an e-mail address", ar: "ليس عنوان بريد إلكتروني صالحًا" },
   "field.format.id": { en: "is not an id returned by this API", ar: "ليس معرّفًا صادرًا عن هذه الواجهة" },
   "field.format.idempotency_key": {
     en: "must be 1–255 visible ASCII characters",

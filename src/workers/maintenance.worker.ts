@@ -8,7 +8,7 @@ export const abandonedSendAgeMs = (whatsappTimeoutMs: number) => Math.max(5 * 60
 
 /** Housekeeping that must not run on request paths. */
 export function startMaintenance(
-  services: Pick<AppServices, "idempotency" | "orderService" | "config">,
+  services: Pick<AppServices, "idempotency" | "orderService" | "config" | "sessions">,
   logger: Logger,
 ): { stop(): Promise<void> } {
   const running = new Set<Promise<unknown>>();
@@ -39,6 +39,14 @@ export function startMaintenance(
     },
     "provider-events-purge",
   );
+  const sessions = every(
+    IDEMPOTENCY_PURGE_INTERVAL_MS,
+    async () => {
+      const count = await services.sessions.purgeExpired();
+      if (count) logger.info({ count }, "expired console sessions purged");
+    },
+    "session-purge",
+  );
   const abandoned = every(
     ABANDONED_SEND_INTERVAL_MS,
     async () => {
@@ -53,6 +61,7 @@ export function startMaintenance(
     async stop() {
       clearInterval(purge.timer);
       clearInterval(providerEvents.timer);
+      clearInterval(sessions.timer);
       clearInterval(abandoned.timer);
       await Promise.allSettled([...running]);
     },

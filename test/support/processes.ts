@@ -12,7 +12,8 @@ const CONFIG_VARIABLES = [
   "WHATSAPP_ACCESS_TOKEN", "WHATSAPP_APP_SECRET", "WHATSAPP_VERIFY_TOKEN", "WHATSAPP_TEMPLATE_NAME",
   "WEBHOOK_RETRY_SCHEDULE", "WEBHOOK_TIMEOUT_MS", "WEBHOOK_ALLOW_PRIVATE_URLS", "WHATSAPP_TIMEOUT_MS",
   "RATE_LIMIT_MAX", "RATE_LIMIT_WINDOW", "LOG_LEVEL", "CONFIRMATION_MIN_DELAY", "WHATSAPP_REMINDER_TEMPLATE_NAME",
-  "WHATSAPP_MAX_SENDS_PER_SECOND",
+  "WHATSAPP_MAX_SENDS_PER_SECOND", "SESSION_IDLE_TIMEOUT", "SESSION_MAX_AGE", "COOKIE_SECURE",
+  "CONSOLE_ORIGINS", "SIGN_IN_RATE_LIMIT_MAX", "SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS", "SIGN_IN_RATE_LIMIT_WINDOW",
 ];
 
 export function childEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
@@ -61,14 +62,18 @@ export function killStrays(): void {
   running.clear();
 }
 
-/** Runs `args` with node (tsx loaded) in the repository root and collects its output. */
-export function runNode(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<Finished> {
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+/**
+ * Runs `args` with node (tsx loaded) in the repository root and collects its output. `input`, when given, is
+ * piped to its stdin (then closed); otherwise stdin is /dev/null.
+ */
+export function runNode(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000, input?: string): Promise<Finished> {
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+  if (input !== undefined) child.stdin!.end(input);
   running.add(child);
   let stdout = "";
   let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
   return new Promise((resolve, reject) => {
     child.once("error", reject);
@@ -81,8 +86,8 @@ export function runNode(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_0
 }
 
 /** `ocs <args>` through the real CLI entry point. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<Finished> {
-  return runNode(["--import", "tsx", "src/cli/main.ts", ...args], env);
+export function runCli(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<Finished> {
+  return runNode(["--import", "tsx", "src/cli/main.ts", ...args], env, 60_000, input);
 }
 
 export interface ServerProcess {

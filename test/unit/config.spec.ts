@@ -202,3 +202,42 @@ describe("durations", () => {
     expect(loadConfig({ RATE_LIMIT_WINDOW: "1 hour" }).rateLimit.windowMs).toBe(3_600_000);
   });
 });
+
+describe("console sessions (SPEC §10)", () => {
+  it("defaults: 12 h idle, 7 d absolute, Secure cookies, no extra origins, 10 failures per e-mail and 50 attempts per address per 15 minutes", () => {
+    expect(loadConfig({}).console).toEqual({
+      sessionIdleTimeoutMs: 12 * 3_600_000,
+      sessionMaxAgeMs: 7 * 86_400_000,
+      cookieSecure: true,
+      allowedOrigins: [],
+      signInRateLimit: { maxPerEmail: 10, maxPerAddress: 50, windowMs: 15 * 60_000 },
+    });
+  });
+
+  it("reads every variable; CONSOLE_ORIGINS is a comma-separated list of exact origins", () => {
+    const config = loadConfig({
+      SESSION_IDLE_TIMEOUT: "30m",
+      SESSION_MAX_AGE: "1 day",
+      COOKIE_SECURE: "false",
+      CONSOLE_ORIGINS: "https://Console.Example.com, http://localhost:5173/",
+      SIGN_IN_RATE_LIMIT_MAX: "5",
+      SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS: "20",
+      SIGN_IN_RATE_LIMIT_WINDOW: "1h",
+    });
+    expect(config.console).toEqual({
+      sessionIdleTimeoutMs: 1_800_000,
+      sessionMaxAgeMs: 86_400_000,
+      cookieSecure: false,
+      allowedOrigins: ["https://console.example.com", "http://localhost:5173"],
+      signInRateLimit: { maxPerEmail: 5, maxPerAddress: 20, windowMs: 3_600_000 },
+    });
+  });
+
+  it("refuses origins with a path, other schemes, and durations that are not durations", () => {
+    for (const origins of ["https://console.example.com/app", "ftp://example.com", "console.example.com"]) {
+      expect(configError({ CONSOLE_ORIGINS: origins }).problems[0]).toMatch(/^CONSOLE_ORIGINS: .* is not an origin/);
+    }
+    expect(configError({ SESSION_IDLE_TIMEOUT: "soon" }).problems[0]).toMatch(/^SESSION_IDLE_TIMEOUT:/);
+    expect(configError({ COOKIE_SECURE: "maybe" }).problems[0]).toMatch(/^COOKIE_SECURE:/);
+  });
+});

@@ -20,6 +20,10 @@ export class MerchantRepository {
     return this.prisma.merchant.create({ data: { id: newId(), name }, select: { id: true, name: true, createdAt: true } });
   }
 
+  async find(id: string): Promise<{ id: string; name: string } | null> {
+    return this.prisma.merchant.findUnique({ where: { id }, select: { id: true, name: true } });
+  }
+
   async exists(id: string): Promise<boolean> {
     return (await this.prisma.merchant.count({ where: { id } })) > 0;
   }

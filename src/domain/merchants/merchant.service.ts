@@ -1,4 +1,4 @@
-import { UnauthorizedError, NotFoundError } from "../errors.ts";
+import { ForbiddenError, UnauthorizedError, NotFoundError } from "../errors.ts";
 import { isUuid } from "../ids.ts";
 import type { MerchantScope } from "../orders/order.repository.ts";
 import { displayPrefix, generateApiKey, hashApiKey, parseApiKey, type KeyMode } from "./api-key.ts";
@@ -59,6 +59,32 @@ export class MerchantService {
     if (!record) throw new NotFoundError("apiKey");
     for (const [hash, cached] of this.cache) if (cached.record?.id === keyId) this.cache.delete(hash);
     return record;
+  }
+
+  async getMerchant(merchantId: string): Promise<{ id: string; name: string }> {
+    const merchant = isUuid(merchantId) ? await this.merchants.find(merchantId) : null;
+    if (!merchant) throw new NotFoundError("merchant");
+    return merchant;
+  }
+
+  /**
+   * Key management by a caller (GraphQL, SPEC §10), scoped like everything else to its merchant and mode: it
+   * sees and revokes only keys of its own mode, and creates keys of that mode only (a test caller must not
+   * mint live keys). A key of another merchant or mode is NOT_FOUND, never FORBIDDEN (existence is not told).
+   */
+  async listKeysOf(scope: MerchantScope): Promise<ApiKeyRecord[]> {
+    return (await this.merchants.listKeys(scope.merchantId)).filter((key) => key.mode === scope.mode);
+  }
+
+  async createKeyFor(scope: MerchantScope, mode: KeyMode): Promise<CreatedKey> {
+    if (mode !== scope.mode) throw new ForbiddenError("mode", { mode: scope.mode, requested: mode });
+    return this.createKey(scope.merchantId, mode);
+  }
+
+  async revokeKeyOf(scope: MerchantScope, keyId: string): Promise<ApiKeyRecord> {
+    const record = isUuid(keyId) ? await this.merchants.findKey(keyId) : null;
+    if (!record || record.merchantId !== scope.merchantId || record.mode !== scope.mode) throw new NotFoundError("apiKey");
+    return this.revokeKey(record.id);
   }
 
   async hasMerchants(): Promise<boolean> {

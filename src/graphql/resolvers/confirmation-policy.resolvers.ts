@@ -4,7 +4,7 @@ import type { ConfirmationPolicy as DomainPolicy } from "../../domain/confirmati
 import { problemFromIssue } from "../../i18n/zod-issues.ts";
 import type { MutationResolvers, OrderResolvers, QueryResolvers, ResolversTypes } from "../../generated/graphql.ts";
 import { toUserErrors } from "../error-mapper.ts";
-import { guard } from "./guard.ts";
+import { asAdmin, asCaller } from "./caller-guard.ts";
 
 type UpdatePayload = ResolversTypes["UpdateConfirmationPolicyPayload"];
 
@@ -13,12 +13,12 @@ export function confirmationResolvers(services: AppServices) {
   const { confirmationPolicies, orderService } = services;
 
   const Query: QueryResolvers = {
-    confirmationPolicy: (_parent, _args, context) => guard(context, (caller) => confirmationPolicies.get(caller)),
+    confirmationPolicy: (_parent, _args, context) => asCaller(context, (caller) => confirmationPolicies.get(caller)),
   };
 
   const Mutation: MutationResolvers = {
     updateConfirmationPolicy: (_parent, { input }, context) =>
-      guard(context, async (caller): Promise<UpdatePayload> => {
+      asAdmin(context, async (caller): Promise<UpdatePayload> => {
         const parsed = confirmationPolicies.input.safeParse(withoutNulls(input), { reportInput: true });
         if (!parsed.success) {
           const problem = new ValidationError(parsed.error.issues.map((issue) => problemFromIssue(issue)));

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { AppServices } from "../../app.ts";
 import { ValidationError } from "../../domain/errors.ts";
-import type { Caller } from "../../domain/merchants/merchant.service.ts";
+import type { MerchantScope as Caller } from "../../domain/orders/order.repository.ts";
 import { encodeCursor } from "../../domain/orders/order-cursor.ts";
 import { IDEMPOTENCY_KEY_FORMAT } from "../../domain/idempotency/idempotency.service.ts";
 import {
@@ -24,7 +24,7 @@ import type {
 type CreateOrderPayload = ResolversTypes["CreateOrderPayload"];
 type CancelOrderPayload = ResolversTypes["CancelOrderPayload"];
 import type { GraphQLContext } from "../context.ts";
-import { guard } from "./guard.ts";
+import { asCaller as guard } from "./caller-guard.ts";
 import { toGraphQLError, toUserErrors, unauthenticatedError } from "../error-mapper.ts";
 import { toDomainStatus, toGraphQLOrder, type OrderConnectionSource } from "../order-mapper.ts";
 

@@ -8,9 +8,11 @@ import {
 
 /**
  * graphql-js's `subscribe()` executes the selection once per subscriber and event. Here every subscriber of a
- * merchant receives the very same event object (the live-event relay hands one StoredEvent to all of them), and
- * no field of `OrderStatusEvent` or `Order` reads the context (the caller, its language): one document with the
- * same variables therefore gives the same result to all of them. This `subscribe` executes it once per
+ * merchant and mode receives the very same event object (the live-event relay hands one StoredEvent to all of
+ * them), and no field of `OrderStatusEvent` or `Order` reads more of the context than the caller's merchant and
+ * mode, which every recipient of one event shares (`Order.webhookDeliveries` reads the caller's deliveries of
+ * that order; nothing reads the user, role or language): one document with the same variables therefore gives
+ * the same result to all of them. This `subscribe` executes it once per
  * (event, document, operation, variables) and shares the result, which turns fan-out from one execution per
  * subscriber into one JSON encoding per subscriber.
  *

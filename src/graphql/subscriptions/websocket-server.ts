@@ -17,11 +17,11 @@ import type { Logger } from "pino";
 import { WebSocket, WebSocketServer } from "ws";
 import type { AppServices } from "../../app.ts";
 import { UnauthorizedError } from "../../domain/errors.ts";
-import type { Caller } from "../../domain/merchants/merchant.service.ts";
 import { SlowConsumerError } from "../../domain/orders/live-order-events.ts";
 import type { Language } from "../../i18n/messages.ts";
 import { negotiateLanguage } from "../../http/language.ts";
-import { createGraphQLContext } from "../context.ts";
+import { isAllowedOrigin, sessionCookieOf } from "../../http/console-session.ts";
+import { createGraphQLContext, type GraphQLCaller } from "../context.ts";
 import {
   socketUnauthenticatedError,
   subscriberTooSlowError,
@@ -63,16 +63,23 @@ export interface SubscriptionServer {
   close(): Promise<void>;
 }
 
-/** connection_init payload: `{ "apiKey": "ek_..." }`, optionally `language` ("en" | "ar", else Accept-Language). */
+/**
+ * connection_init payload: `{ "apiKey": "ek_..." }`, or nothing but the `ocs_session` cookie of the upgrade
+ * request plus `mode` ("test" | "live", default test); optionally `language` ("en" | "ar", else Accept-Language).
+ */
 interface ConnectionParams extends Record<string, unknown> {
   apiKey?: unknown;
+  mode?: unknown;
   language?: unknown;
 }
 
+/** What a connection authenticated with, checked again on every subscribe and periodically. */
+type Credential = { kind: "apiKey"; apiKey: string } | { kind: "session"; token: string; mode: "test" | "live" };
+
 interface ConnectionState extends Record<PropertyKey, unknown> {
   connectionId: string;
-  apiKey: string;
-  caller: Caller;
+  credential: Credential;
+  caller: GraphQLCaller;
   language: Language;
 }
 
@@ -92,6 +99,7 @@ const DEFAULTS: Required<SubscriptionServerOptions> = {
 const SLOW_SUBSCRIBER_CLOSE = { code: 1013, reason: "Subscriber too slow" } as const;
 const UNAUTHORIZED_CLOSE = { code: CloseCode.Unauthorized, reason: "Unauthorized" } as const;
 const FORBIDDEN_CLOSE = { code: CloseCode.Forbidden, reason: "Forbidden" } as const;
+const BAD_MODE_CLOSE = { code: CloseCode.BadRequest, reason: "mode must be test or live" } as const;
 /** 1008 "policy violation": not 44xx, so graphql-ws clients retry later (when one of the key's sockets closed). */
 const TOO_MANY_CONNECTIONS_CLOSE = { code: 1008, reason: "Too many connections for this API key" } as const;
 
@@ -102,6 +110,10 @@ const TOO_MANY_CONNECTIONS_CLOSE = { code: 1008, reason: "Too many connections f
  * - Auth: `connection_init` carries `{ apiKey }`. No key: close 4401; an invalid, unknown or revoked key:
  *   close 4403 (graphql-ws's answer when onConnect refuses). The key is checked again on every subscribe
  *   and periodically, so a revocation also ends open sockets.
+ * - Console auth: without `apiKey`, the upgrade request's `ocs_session` cookie, but only when the upgrade's
+ *   Origin is the server's own or one of CONSOLE_ORIGINS (otherwise any site could open a socket with the
+ *   visitor's cookie: cross-site websocket hijacking): 4403. `mode` in connection_init picks test or live
+ *   (anything else: 4400). Sessions are re-checked like keys; an expired or revoked one closes with 4403.
  * - Only subscription operations: queries and mutations go over HTTP, where rate limits, idempotency keys
  *   and the query cost limits apply.
  * - Per socket at most `maxSubscriptionsPerSocket` operations; per subscription a bounded buffer: a client
@@ -118,8 +130,10 @@ export function startSubscriptionServer(
   const log = logger.child({ component: "graphql-ws" });
   const wss = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, maxPayload: settings.maxPayloadBytes });
   const open = new Set<SubscriptionContext>();
-  /** Open connections per API key id (counted once authenticated, until closed). */
+  /** Open connections per API key id or console user (counted once authenticated, until closed). */
   const perKey = new Map<string, number>();
+  const holderOf = (caller: GraphQLCaller) => (caller.keyId ? `key:${caller.keyId}` : `user:${caller.session?.user.id}`);
+  const { allowedOrigins } = services.config.console;
   // The HTTP endpoint's depth and cost limits apply here too.
   const validationRules = [...specifiedRules, depthLimitRule(), costLimitRule()];
 
@@ -135,9 +149,14 @@ export function startSubscriptionServer(
     return errors.length ? { errors } : { document };
   });
 
-  const authenticate = async (apiKey: string): Promise<Caller | null> => {
+  const authenticate = async (credential: Credential): Promise<GraphQLCaller | null> => {
+    if (credential.kind === "session") {
+      const principal = await services.sessions.authenticate(credential.token);
+      if (!principal) return null;
+      return { merchantId: principal.merchant.id, mode: credential.mode, keyId: null, session: principal };
+    }
     try {
-      return await services.merchantService.authenticate(apiKey);
+      return { ...(await services.merchantService.authenticate(credential.apiKey)), session: null };
     } catch (error) {
       if (error instanceof UnauthorizedError) return null;
       throw error;
@@ -170,54 +189,72 @@ export function startSubscriptionServer(
       subscribe: sharedSubscribe,
       connectionInitWaitTimeout: settings.connectionInitWaitTimeoutMs,
       onConnect: async (ctx) => {
-        const { apiKey, language } = ctx.connectionParams ?? {};
+        const { apiKey, language, mode } = ctx.connectionParams ?? {};
+        const { headers } = ctx.extra.request;
+        const cookie = sessionCookieOf(headers);
+        let credential: Credential;
         if (apiKey === undefined || apiKey === null || apiKey === "") {
-          // graphql-ws only knows "refused" (4403); a missing key is 4401, as SPEC §6 asks. The later 4403
-          // close is ignored: the socket is already closing.
-          ctx.extra.socket.close(UNAUTHORIZED_CLOSE.code, UNAUTHORIZED_CLOSE.reason);
-          return false;
+          if (cookie === undefined) {
+            // graphql-ws only knows "refused" (4403); a missing key is 4401, as SPEC §6 asks. The later 4403
+            // close is ignored: the socket is already closing.
+            ctx.extra.socket.close(UNAUTHORIZED_CLOSE.code, UNAUTHORIZED_CLOSE.reason);
+            return false;
+          }
+          if (!isAllowedOrigin(headers, allowedOrigins)) {
+            log.warn({ origin: headers.origin }, "websocket refused: session cookie from a foreign origin");
+            return false;
+          }
+          if (mode !== undefined && mode !== null && mode !== "test" && mode !== "live") {
+            ctx.extra.socket.close(BAD_MODE_CLOSE.code, BAD_MODE_CLOSE.reason);
+            return false;
+          }
+          credential = { kind: "session", token: cookie, mode: mode === "live" ? "live" : "test" };
+        } else {
+          if (typeof apiKey !== "string") return false;
+          credential = { kind: "apiKey", apiKey };
         }
-        if (typeof apiKey !== "string") return false;
-        const caller = await authenticate(apiKey);
+        const caller = await authenticate(credential);
         if (!caller) return false;
         const state: ConnectionState = {
           connectionId: randomUUID(),
-          apiKey,
+          credential,
           caller,
           language: negotiateLanguage(typeof language === "string" ? language : ctx.extra.request.headers["accept-language"]),
         };
         // The client may have gone while its key was checked: graphql-ws then already ran onClose.
         if (ctx.extra.socket.readyState !== WebSocket.OPEN) return false;
-        const held = perKey.get(caller.keyId) ?? 0;
+        const holder = holderOf(caller);
+        const held = perKey.get(holder) ?? 0;
         if (held >= settings.maxConnectionsPerKey) {
-          log.warn({ keyId: caller.keyId, limit: settings.maxConnectionsPerKey }, "websocket refused: too many connections for one key");
+          log.warn({ holder, limit: settings.maxConnectionsPerKey }, "websocket refused: too many connections for one key");
           ctx.extra.socket.close(TOO_MANY_CONNECTIONS_CLOSE.code, TOO_MANY_CONNECTIONS_CLOSE.reason);
           return false;
         }
-        perKey.set(caller.keyId, held + 1);
+        perKey.set(holder, held + 1);
         Object.assign(ctx.extra, state);
         open.add(ctx);
         return true;
       },
       onClose: (ctx) => {
         if (!open.delete(ctx)) return;
-        const keyId = ctx.extra.caller?.keyId;
-        if (!keyId) return;
-        const left = (perKey.get(keyId) ?? 1) - 1;
-        if (left > 0) perKey.set(keyId, left);
-        else perKey.delete(keyId);
+        const caller = ctx.extra.caller;
+        if (!caller) return;
+        const holder = holderOf(caller);
+        const left = (perKey.get(holder) ?? 1) - 1;
+        if (left > 0) perKey.set(holder, left);
+        else perKey.delete(holder);
       },
       onSubscribe: async (ctx, id, payload) => {
-        const { apiKey, language = "en", connectionId = "" } = ctx.extra;
-        if (!apiKey) return [socketUnauthenticatedError("missing", language)];
+        const { credential, language = "en", connectionId = "" } = ctx.extra;
+        if (!credential) return [socketUnauthenticatedError("missing", language)];
         // The operation being started is already counted.
         if (Object.keys(ctx.subscriptions).length > settings.maxSubscriptionsPerSocket) {
           return [tooManySubscriptionsError(settings.maxSubscriptionsPerSocket, language)];
         }
-        const caller = await authenticate(apiKey);
+        const caller = await authenticate(credential);
         if (!caller) {
           ctx.extra.socket.close(FORBIDDEN_CLOSE.code, FORBIDDEN_CLOSE.reason);
-          return [socketUnauthenticatedError("invalid", language)];
+          return [socketUnauthenticatedError(credential.kind === "session" ? "session" : "invalid", language)];
         }
         const checked = documents.check(payload.query);
         if ("errors" in checked) return checked.errors;
@@ -247,16 +284,17 @@ export function startSubscriptionServer(
     settings.keepAliveMs,
   );
 
-  // A revoked key loses its sockets too (REST sees a revocation within the 5 s key cache; sockets within this).
+  // A revoked key or session loses its sockets too (REST sees a key revocation within the 5 s key cache, and a
+  // session's end at once; sockets within this).
   const recheck = setInterval(() => {
     for (const ctx of open) {
-      const { apiKey, socket } = ctx.extra;
-      if (!apiKey) continue;
-      authenticate(apiKey).then(
+      const { credential, socket } = ctx.extra;
+      if (!credential) continue;
+      authenticate(credential).then(
         (caller) => {
           if (!caller) socket.close(FORBIDDEN_CLOSE.code, FORBIDDEN_CLOSE.reason);
         },
-        (error: unknown) => log.warn({ err: error }, "could not re-check a websocket's API key"),
+        (error: unknown) => log.warn({ err: error }, "could not re-check a websocket's API key or session"),
       );
     }
   }, settings.recheckKeysEveryMs);

@@ -1,0 +1,137 @@
+import { Prisma, type PrismaClient } from "../../generated/prisma/client.ts";
+
+export type UserRole = "admin" | "viewer";
+
+export interface UserRecord {
+  id: string;
+  merchantId: string;
+  email: string;
+  role: UserRole;
+  passwordHash: string;
+  createdAt: Date;
+}
+
+export interface SessionRecord {
+  idHash: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  expiresAt: Date;
+  user: { id: string; email: string; role: UserRole; merchant: { id: string; name: string } };
+}
+
+export class EmailTakenInStoreError extends Error {}
+
+const userFields = { id: true, merchantId: true, email: true, role: true, passwordHash: true, createdAt: true } as const;
+
+/** Console users and their sessions. Only this file touches those tables. */
+export class UserRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** Throws EmailTakenInStoreError when the (lower-cased) e-mail is already used by any merchant's user. */
+  async insertUser(user: { id: string; merchantId: string; email: string; role: UserRole; passwordHash: string; now: Date }): Promise<UserRecord> {
+    try {
+      return await this.prisma.user.create({
+        data: {
+          id: user.id,
+          merchantId: user.merchantId,
+          email: user.email,
+          role: user.role,
+          passwordHash: user.passwordHash,
+          passwordChangedAt: user.now,
+          createdAt: user.now,
+          updatedAt: user.now,
+        },
+        select: userFields,
+      });
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw new EmailTakenInStoreError();
+      throw error;
+    }
+  }
+
+  async countUsers(merchantId: string): Promise<number> {
+    return this.prisma.user.count({ where: { merchantId } });
+  }
+
+  async listUsers(merchantId: string): Promise<UserRecord[]> {
+    return this.prisma.user.findMany({ where: { merchantId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: userFields });
+  }
+
+  async findUser(id: string): Promise<UserRecord | null> {
+    return this.prisma.user.findUnique({ where: { id }, select: userFields });
+  }
+
+  async findUserByEmail(email: string): Promise<UserRecord | null> {
+    return this.prisma.user.findUnique({ where: { email }, select: userFields });
+  }
+
+  /** Removes the user; its sessions go with it (ON DELETE CASCADE), which signs every browser out. */
+  async deleteUser(id: string): Promise<boolean> {
+    return (await this.prisma.user.deleteMany({ where: { id } })).count > 0;
+  }
+
+  /** The new hash and the end of every session of the user, in one transaction. */
+  async replacePassword(id: string, passwordHash: string, now: Date): Promise<UserRecord | null> {
+    const [updated] = await this.prisma.$transaction([
+      this.prisma.user.updateMany({ where: { id }, data: { passwordHash, passwordChangedAt: now, updatedAt: now } }),
+      this.prisma.session.deleteMany({ where: { userId: id } }),
+    ]);
+    return updated.count > 0 ? this.findUser(id) : null;
+  }
+
+  async insertSession(session: { idHash: string; userId: string; now: Date; expiresAt: Date }): Promise<void> {
+    await this.prisma.session.create({
+      data: { idHash: session.idHash, userId: session.userId, createdAt: session.now, lastSeenAt: session.now, expiresAt: session.expiresAt },
+    });
+  }
+
+  async findSession(idHash: string): Promise<SessionRecord | null> {
+    return this.prisma.session.findUnique({
+      where: { idHash },
+      select: {
+        idHash: true,
+        createdAt: true,
+        lastSeenAt: true,
+        expiresAt: true,
+        user: { select: { id: true, email: true, role: true, merchant: { select: { id: true, name: true } } } },
+      },
+    });
+  }
+
+  async touchSession(idHash: string, now: Date): Promise<void> {
+    await this.prisma.session.updateMany({ where: { idHash }, data: { lastSeenAt: now } });
+  }
+
+  async deleteSession(idHash: string): Promise<boolean> {
+    return (await this.prisma.session.deleteMany({ where: { idHash } })).count > 0;
+  }
+
+  async countSessions(userId: string): Promise<number> {
+    return this.prisma.session.count({ where: { userId } });
+  }
+
+  /**
+   * Housekeeping at sign-in: drops the user's sessions past their absolute or idle expiry, and the oldest beyond
+   * `keep`, so one account never accumulates unbounded rows.
+   */
+  async pruneSessions(userId: string, now: Date, idleSince: Date, keep: number): Promise<void> {
+    await this.prisma.session.deleteMany({
+      where: { userId, OR: [{ expiresAt: { lte: now } }, { lastSeenAt: { lte: idleSince } }] },
+    });
+    const beyond = await this.prisma.session.findMany({
+      where: { userId },
+      orderBy: [{ createdAt: "desc" }, { idHash: "asc" }],
+      skip: keep,
+      select: { idHash: true },
+    });
+    if (beyond.length) await this.prisma.session.deleteMany({ where: { idHash: { in: beyond.map((row) => row.idHash) } } });
+  }
+
+  /** Sessions past their absolute or idle expiry, everywhere (the maintenance sweep). */
+  async deleteExpiredSessions(now: Date, idleSince: Date): Promise<number> {
+    const { count } = await this.prisma.session.deleteMany({
+      where: { OR: [{ expiresAt: { lte: now } }, { lastSeenAt: { lte: idleSince } }] },
+    });
+    return count;
+  }
+}

@@ -1,0 +1,55 @@
+import type { AppServices } from "../../app.ts";
+import type { ApiKeyRecord } from "../../domain/merchants/merchant.repository.ts";
+import type { ApiKey, KeyMode, MutationResolvers, QueryResolvers } from "../../generated/graphql.ts";
+import { toUserErrors } from "../error-mapper.ts";
+import { asAdmin, asCaller } from "./caller-guard.ts";
+
+/**
+ * API keys over GraphQL: thin doors over MerchantService, which scopes them to the caller's merchant and mode
+ * (see MerchantService.listKeysOf). The full key is returned once, by createApiKey, and only to an admin or a key.
+ */
+export function apiKeyResolvers(services: AppServices) {
+  const { merchantService } = services;
+
+  const Query: QueryResolvers = {
+    apiKeys: (_parent, _args, context) => asCaller(context, async (caller) => (await merchantService.listKeysOf(caller)).map(toGraphQLApiKey)),
+  };
+
+  const Mutation: MutationResolvers = {
+    createApiKey: (_parent, { mode }, context) =>
+      asAdmin(context, async (caller) => {
+        try {
+          const created = await merchantService.createKeyFor(caller, mode === "LIVE" ? "live" : "test");
+          return { apiKey: toGraphQLApiKey(created.record), key: created.key, userErrors: [] };
+        } catch (error) {
+          const userErrors = toUserErrors(error, context.language);
+          if (!userErrors) throw error;
+          return { apiKey: null, key: null, userErrors };
+        }
+      }),
+
+    revokeApiKey: (_parent, { id }, context) =>
+      asAdmin(context, async (caller) => {
+        try {
+          return { apiKey: toGraphQLApiKey(await merchantService.revokeKeyOf(caller, id)), userErrors: [] };
+        } catch (error) {
+          const userErrors = toUserErrors(error, context.language);
+          if (!userErrors) throw error;
+          return { apiKey: null, userErrors };
+        }
+      }),
+  };
+
+  return { Query, Mutation };
+}
+
+export function toGraphQLApiKey(record: ApiKeyRecord): ApiKey {
+  return {
+    id: record.id,
+    prefix: record.prefix,
+    mode: record.mode.toUpperCase() as KeyMode,
+    createdAt: record.createdAt.toISOString(),
+    lastUsedAt: record.lastUsedAt?.toISOString() ?? null,
+    revokedAt: record.revokedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,28 @@
+import { ForbiddenError } from "../../domain/errors.ts";
+import type { GraphQLCaller, GraphQLContext } from "../context.ts";
+import { forbiddenError, toGraphQLError, unauthenticatedError } from "../error-mapper.ts";
+
+/**
+ * Runs a resolver for an authenticated caller (API key or console session) and maps whatever it throws in one
+ * place (error-mapper): UNAUTHENTICATED without a valid key or session, BAD_USER_INPUT for bad arguments, a
+ * masked internal error otherwise.
+ */
+export async function asCaller<T>(context: GraphQLContext, run: (caller: GraphQLCaller) => Promise<T>): Promise<T> {
+  if (!context.caller) throw unauthenticatedError(context.authError, context.language);
+  try {
+    return await run(context.caller);
+  } catch (error) {
+    throw toGraphQLError(error, context.language, context.requestId);
+  }
+}
+
+/**
+ * Like `asCaller`, for changes: a console viewer is refused with FORBIDDEN. The HTTP layer already refuses a
+ * viewer's mutation before execution; this keeps the rule where the secrets are handed out as well.
+ */
+export async function asAdmin<T>(context: GraphQLContext, run: (caller: GraphQLCaller) => Promise<T>): Promise<T> {
+  if (context.caller?.session && context.caller.session.user.role !== "admin") {
+    throw forbiddenError(new ForbiddenError("viewer"), context.language);
+  }
+  return asCaller(context, run);
+}
