@@ -36,7 +36,7 @@ beforeAll(async () => {
         "(apt-get update && apt-get install -y chromium; .ci/run installs it).",
     );
   }
-  server = await startTestServer();
+  server = await startTestServer({ CONFIRMATION_MIN_DELAY: "1s" });
   shop = await server.merchant("Browser Shop");
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -151,6 +151,33 @@ describe("the /simulator page", () => {
     // SIMULATOR_SCREENSHOT=/tmp/simulator.png keeps it for a look.
     if (process.env.SIMULATOR_SCREENSHOT) writeFileSync(process.env.SIMULATOR_SCREENSHOT, png);
     expect(pageErrors).toEqual([]);
+  });
+
+  it("shows a reminder live in the chat, and Approve on the reminder confirms the order", async () => {
+    expect((await shop.test.put("/api/v1/confirmation-policy", { reminders: ["1s"] })).status).toBe(200);
+    const created = await place({ customerPhone: "966500000004" });
+    await message(created.id).first().waitFor();
+    const reminder = page.locator(`.bubble.reminder[data-order-id="${created.id}"]`);
+    await reminder.waitFor({ timeout: 10_000 });
+    expect(await reminder.locator(".reminder-label").textContent()).toBe("Reminder");
+    expect(await reminder.locator(".text").textContent()).toContain(created.externalOrderId);
+    await reminder.locator('button[data-action="approve"]').click();
+    const first = page.locator(`.message[data-order-id="${created.id}"]`);
+    await first.locator('.badge[data-status="confirmed"]').waitFor();
+    expect(await reminder.locator('button[data-action="approve"]').isDisabled()).toBe(true);
+    expect(await first.locator(".bubble.incoming:not(.reminder) button[data-action=\"cancel\"]").isDisabled()).toBe(true);
+    expect((await shop.test.get(`/api/v1/orders/${created.id}`)).body).toMatchObject({ status: "confirmed", customerAction: "approved" });
+    // A reload shows the first message, its reminder, then the customer's answer, in that order.
+    await page.reload();
+    await page.locator('#connection[data-state="live"]').waitFor();
+    expect(await first.locator(".bubble").evaluateAll((nodes) => nodes.map((node: any) => node.className))).toEqual([
+      "bubble incoming",
+      "bubble incoming reminder",
+      "bubble outgoing answer",
+    ]);
+    if (process.env.SIMULATOR_SCREENSHOT) writeFileSync(process.env.SIMULATOR_SCREENSHOT.replace(/\.png$/, "-reminder.png"), await page.screenshot({ fullPage: true }));
+    expect(pageErrors).toEqual([]);
+    expect((await shop.test.put("/api/v1/confirmation-policy", {})).status).toBe(200);
   });
 
   it("refuses a live key and says a test-mode key is needed, showing nothing", async () => {

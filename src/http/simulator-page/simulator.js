@@ -221,29 +221,30 @@ function addMessage(message, order) {
   updateOrder(order);
 }
 
-/** A reminder: its own bubble in the chat, with buttons that act on the same order as the first message's. */
+/**
+ * A reminder: its own bubble, after the messages before it and before the customer's answer, with buttons that
+ * act on the same order as the first message's.
+ */
 function addReminder(entry, message) {
   if (entry.reminders.some((reminder) => reminder.dataset.messageId === message.id)) return;
-  const element = $("#reminder-template").content.firstElementChild.cloneNode(true);
-  element.dataset.orderId = message.orderId;
-  element.dataset.messageId = message.id;
-  const bubble = $(".bubble", element);
+  const bubble = $("#reminder-template").content.firstElementChild.cloneNode(true);
+  bubble.dataset.orderId = message.orderId;
+  bubble.dataset.messageId = message.id;
   bubble.dir = message.language === "ar" ? "rtl" : "ltr";
   bubble.lang = message.language;
-  $(".text", element).textContent = message.text;
-  $('[data-action="approve"]', element).textContent = message.buttons.approve;
-  $('[data-action="cancel"]', element).textContent = message.buttons.cancel;
-  const sentAt = $(".sent-at", element);
+  $(".text", bubble).textContent = message.text;
+  $('[data-action="approve"]', bubble).textContent = message.buttons.approve;
+  $('[data-action="cancel"]', bubble).textContent = message.buttons.cancel;
+  const sentAt = $(".sent-at", bubble);
   sentAt.dateTime = message.sentAt;
   sentAt.textContent = new Date(message.sentAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  for (const button of element.querySelectorAll("[data-action]")) {
+  for (const button of bubble.querySelectorAll("[data-action]")) {
     button.addEventListener("click", () =>
       act(message.orderId, `/api/v1/test/orders/${message.orderId}/customer-action`, { action: button.dataset.action }),
     );
   }
-  entry.reminders.push(element);
-  // Right after the last message of this order (before its order panel's answer would be confusing).
-  $(".chat", phoneSection(message.phone)).append(element);
+  entry.reminders.push(bubble);
+  $(".answer", entry.element).before(bubble);
 }
 
 async function act(orderId, path, body) {
