@@ -52,9 +52,21 @@ const THROTTLE_NAME = "whatsapp-reminders";
 const CLAIM_LEASE_SECONDS = 10;
 /** A send decided but not recorded within its own bound plus this margin was interrupted by a crash. */
 const SEND_LEASE_MARGIN_SECONDS = 10;
+/** While a backlog of reminders is being sent, expiries are looked at this often. */
+const EXPIRY_CHECK_DURING_SENDS_MS = 1_000;
 /** Claim more only while this instance's paced sends are booked less than this far ahead. */
 const MAX_BOOKED_AHEAD_MS = 500;
 const LEASE_RECOVERY_INTERVAL_MS = 5_000;
+
+/**
+ * The shared token bucket for `rate` sends per second: it holds about 100 ms of sends (claims stay small, so
+ * every instance gets its share) and refills at `rate` less that burst, so no one-second window carries more
+ * than `rate` sends however the claims fall (a token bucket allows its burst on top of its refill).
+ */
+export function bucketFor(rate: number): { burst: number; refillPerSecond: number } {
+  const burst = Math.max(1, Math.floor(rate / 10));
+  return { burst, refillPerSecond: Math.max(rate - burst, rate / 2) };
+}
 
 export class ConfirmationScheduler {
   private readonly options: Required<ConfirmationSchedulerOptions>;
@@ -149,10 +161,18 @@ export class ConfirmationScheduler {
 
   private async sendDueReminders(): Promise<void> {
     const { concurrency, maxSendsPerSecond } = this.options;
-    // The bucket holds about 100 ms of sends: claims stay small, so other instances get their share.
-    const burst = Math.max(1, Math.ceil(maxSendsPerSecond / 10));
+    const { burst, refillPerSecond } = bucketFor(maxSendsPerSecond);
+    // Claims of at least half the slots (or the burst), so a claim statement serves several sends.
+    const batch = Math.max(1, Math.min(burst, Math.floor(concurrency / 2)));
+    let expiredAt = Date.now();
     while (!this.stopped) {
-      if (this.sends.size >= concurrency) {
+      // A long backlog of reminders (paced) must not hold up expiries falling due meanwhile.
+      if (Date.now() - expiredAt >= EXPIRY_CHECK_DURING_SENDS_MS) {
+        await this.expireDue();
+        await this.recoverLeases();
+        expiredAt = Date.now();
+      }
+      if (concurrency - this.sends.size < batch) {
         await Promise.race(this.sends);
         continue;
       }
@@ -161,15 +181,15 @@ export class ConfirmationScheduler {
         await sleep(bookedAhead - MAX_BOOKED_AHEAD_MS);
         continue;
       }
-      const { taskIds, throttled } = await this.deps.tasks.claimDueReminders(
+      const { taskIds, waiting } = await this.deps.tasks.claimDueReminders(
         this.clock(),
         Math.min(concurrency - this.sends.size, burst),
         CLAIM_LEASE_SECONDS,
-        { name: THROTTLE_NAME, ratePerSecond: maxSendsPerSecond, burst },
+        { name: THROTTLE_NAME, ratePerSecond: refillPerSecond, burst },
       );
       if (taskIds.length === 0) {
-        if (!throttled) break;
-        await sleep(Math.ceil(1000 / maxSendsPerSecond));
+        if (!waiting) break;
+        await sleep(Math.ceil(1000 / refillPerSecond));
         continue;
       }
       for (const taskId of taskIds) {

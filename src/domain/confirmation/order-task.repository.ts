@@ -22,30 +22,38 @@ export interface SentReminder {
 }
 
 /**
- * Claims the due reminders that the shared token bucket allows, in due order, and leases them to this worker.
- * The bucket row is locked for the length of the claim, so instances never spend the same tokens twice.
+ * Claims the due reminders that the shared token bucket allows, in due order, and leases them to this worker, in
+ * one statement. The bucket row (refilled at $5 tokens/s up to $2) is locked by the upsert for the rest of the
+ * statement, so instances never spend the same tokens twice; the claim takes `granted` tokens up front (when fewer
+ * reminders are due, the rest is forgone: the bucket only ever errs on the side of sending less).
  */
-const REFILL_SQL = `
-  INSERT INTO send_throttles (name, tokens, refilled_at) VALUES ($1, $2, clock_timestamp())
-  ON CONFLICT (name) DO UPDATE
-    SET tokens = least($2, send_throttles.tokens
-          + extract(epoch FROM clock_timestamp() - send_throttles.refilled_at)::float8 * $3),
-        refilled_at = clock_timestamp()
-  RETURNING floor(tokens)::int AS available`;
-
 const CLAIM_REMINDERS_SQL = `
-  WITH due AS (
+  WITH bucket AS (
+    INSERT INTO send_throttles AS b (name, tokens, refilled_at, granted)
+    VALUES ($1, $2 - least($3, floor($2)), clock_timestamp(), least($3, floor($2)))
+    ON CONFLICT (name) DO UPDATE SET
+      granted = least($3, floor(least($2, b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)::float8 * $5)))::int,
+      tokens = least($2, b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)::float8 * $5)
+        - least($3, floor(least($2, b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)::float8 * $5))),
+      refilled_at = clock_timestamp()
+    RETURNING b.granted
+  ), due AS (
     SELECT id FROM order_tasks
-    WHERE state = 'scheduled' AND due_at <= $1 AND kind = 'reminder'
+    WHERE state = 'scheduled' AND due_at <= $4 AND kind = 'reminder'
     ORDER BY due_at
-    LIMIT $2
+    LIMIT (SELECT granted FROM bucket)
     FOR UPDATE SKIP LOCKED
+  ), claimed AS (
+    UPDATE order_tasks t SET state = 'claimed', lease_until = $4::timestamptz + make_interval(secs => $6)
+    FROM due WHERE t.id = due.id
+    RETURNING t.id
   )
-  UPDATE order_tasks t SET state = 'claimed', lease_until = $1::timestamptz + make_interval(secs => $3)
-  FROM due WHERE t.id = due.id
-  RETURNING t.id, t.order_id`;
-
-const SPEND_SQL = `UPDATE send_throttles SET tokens = tokens - $2 WHERE name = $1`;
+  SELECT coalesce(array_agg(claimed.id), '{}') AS ids,
+    -- Nothing granted: is anything waiting for tokens? (One index probe; then the caller waits a token's time.)
+    (SELECT granted FROM bucket) = 0 AND EXISTS (
+      SELECT 1 FROM order_tasks WHERE state = 'scheduled' AND due_at <= $4 AND kind = 'reminder'
+    ) AS waiting
+  FROM claimed`;
 
 /**
  * The send decision, in one statement holding the order's row lock (the CTE's FOR UPDATE waits for a tap or
@@ -141,33 +149,19 @@ export class OrderTaskRepository {
 
   /**
    * Up to `limit` due reminders, as many as the throttle `bucket` has tokens for (refilled at `ratePerSecond`,
-   * holding at most `burst`), leased for `leaseSeconds`.
+   * holding at most `burst`), leased for `leaseSeconds`. `waiting`: none was granted while reminders are due (the
+   * bucket is empty: try again once a token has accrued).
    */
   async claimDueReminders(
     now: Date,
     limit: number,
     leaseSeconds: number,
     bucket: { name: string; ratePerSecond: number; burst: number },
-  ): Promise<{ taskIds: string[]; throttled: boolean }> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
-      const { rows } = await client.query<{ available: number }>(REFILL_SQL, [bucket.name, bucket.burst, bucket.ratePerSecond]);
-      const allowed = Math.min(limit, rows[0]?.available ?? 0);
-      if (allowed <= 0) {
-        await client.query("COMMIT");
-        return { taskIds: [], throttled: true };
-      }
-      const claimed = await client.query<{ id: string }>(CLAIM_REMINDERS_SQL, [now, allowed, leaseSeconds]);
-      if (claimed.rows.length) await client.query(SPEND_SQL, [bucket.name, claimed.rows.length]);
-      await client.query("COMMIT");
-      return { taskIds: claimed.rows.map((row) => row.id), throttled: claimed.rows.length === allowed && allowed < limit };
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+  ): Promise<{ taskIds: string[]; waiting: boolean }> {
+    const { rows } = await this.pool.query<{ ids: string[]; waiting: boolean }>(CLAIM_REMINDERS_SQL, [
+      bucket.name, bucket.burst, limit, now, bucket.ratePerSecond, leaseSeconds,
+    ]);
+    return { taskIds: rows[0]?.ids ?? [], waiting: rows[0]?.waiting ?? false };
   }
 
   /** The send decision for one claimed reminder (see BEGIN_SEND_SQL): what to send, or null when skipped. */

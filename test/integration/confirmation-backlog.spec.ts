@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { orderInput } from "../support/fixtures.ts";
+import { startTestServer, type TestMerchant, type TestServer } from "../support/server.ts";
+import { eventually } from "../support/webhooks.ts";
+
+/**
+ * A backlog of paced reminders (SPEC §9, WHATSAPP_MAX_SENDS_PER_SECOND) holds nothing else up: an order's expiry
+ * falling due while reminders are still being sent happens on time, and the backlog keeps its pace.
+ */
+let server: TestServer;
+let reminding: TestMerchant;
+let expiring: TestMerchant;
+
+beforeAll(async () => {
+  server = await startTestServer({ CONFIRMATION_MIN_DELAY: "1s", WHATSAPP_MAX_SENDS_PER_SECOND: "2" });
+  reminding = await server.merchant("Reminding Shop");
+  expiring = await server.merchant("Expiring Shop");
+});
+afterAll(() => server?.close());
+
+const remindersSent = async (orders: string[]) => {
+  const rows = await server.app.services.database.prisma.orderTask.findMany({ where: { orderId: { in: orders }, state: "sent" } });
+  return rows.length;
+};
+
+describe("a paced backlog of reminders", () => {
+  it("does not delay an expiry falling due meanwhile, and keeps to its rate", async () => {
+    expect((await reminding.test.put("/api/v1/confirmation-policy", { reminders: ["1s"] })).status).toBe(200);
+    expect((await expiring.test.put("/api/v1/confirmation-policy", { expireAfter: "2s" })).status).toBe(200);
+    const backlog: string[] = [];
+    for (let i = 0; i < 8; i++) backlog.push((await reminding.test.post("/api/v1/orders", orderInput())).body.id);
+    const order = (await expiring.test.post("/api/v1/orders", orderInput())).body;
+    const createdAt = Date.parse(order.createdAt);
+
+    const expired = await eventually(() => expiring.test.get(`/api/v1/orders/${order.id}`), (response) => response.body.status === "expired", 10_000);
+    expect(Date.parse(expired.body.updatedAt) - createdAt).toBeLessThan(3_500);
+    // At 2 per second (one token of burst), 8 reminders due at once take about 7 s: most are still waiting.
+    expect(await remindersSent(backlog)).toBeLessThan(8);
+    await eventually(() => remindersSent(backlog), (count) => count === 8, 15_000);
+    const sentAt = (await server.app.services.database.prisma.orderTask.findMany({ where: { orderId: { in: backlog } } }))
+      .map((task) => task.finishedAt!.getTime())
+      .sort((a, b) => a - b);
+    expect(sentAt.at(-1)! - sentAt[0]).toBeGreaterThanOrEqual(5_000);
+  });
+});
