@@ -192,24 +192,8 @@ function addMessage(message, order) {
   const element = $("#message-template").content.firstElementChild.cloneNode(true);
   element.dataset.orderId = message.orderId;
   element.dataset.messageId = message.id;
-  const rtl = message.language === "ar";
-  for (const bubble of element.querySelectorAll(".bubble")) {
-    bubble.dir = rtl ? "rtl" : "ltr";
-    bubble.lang = message.language;
-  }
-  // Text only, never markup: the message carries the merchant's and the customer's own words.
-  $(".text", element).textContent = message.text;
-  $('[data-action="approve"]', element).textContent = message.buttons.approve;
-  $('[data-action="cancel"]', element).textContent = message.buttons.cancel;
-  const sentAt = $(".sent-at", element);
-  sentAt.dateTime = message.sentAt;
-  sentAt.textContent = new Date(message.sentAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-
-  for (const button of element.querySelectorAll("[data-action]")) {
-    button.addEventListener("click", () =>
-      act(message.orderId, `/api/v1/test/orders/${message.orderId}/customer-action`, { action: button.dataset.action }),
-    );
-  }
+  for (const bubble of element.querySelectorAll(".bubble")) setLanguage(bubble, message.language);
+  fillIncoming(element, message);
   for (const button of element.querySelectorAll("[data-delivery]")) {
     button.addEventListener("click", () =>
       act(message.orderId, `/api/v1/test/orders/${message.orderId}/delivery`, { status: button.dataset.delivery }),
@@ -230,21 +214,31 @@ function addReminder(entry, message) {
   const bubble = $("#reminder-template").content.firstElementChild.cloneNode(true);
   bubble.dataset.orderId = message.orderId;
   bubble.dataset.messageId = message.id;
-  bubble.dir = message.language === "ar" ? "rtl" : "ltr";
-  bubble.lang = message.language;
-  $(".text", bubble).textContent = message.text;
-  $('[data-action="approve"]', bubble).textContent = message.buttons.approve;
-  $('[data-action="cancel"]', bubble).textContent = message.buttons.cancel;
-  const sentAt = $(".sent-at", bubble);
+  setLanguage(bubble, message.language);
+  fillIncoming(bubble, message);
+  entry.reminders.push(bubble);
+  $(".answer", entry.element).before(bubble);
+}
+
+function setLanguage(bubble, language) {
+  bubble.dir = language === "ar" ? "rtl" : "ltr";
+  bubble.lang = language;
+}
+
+/** The customer's side of a message (first or reminder): its text, time and the two working buttons. */
+function fillIncoming(container, message) {
+  // Text only, never markup: the message carries the merchant's and the customer's own words.
+  $(".text", container).textContent = message.text;
+  $('[data-action="approve"]', container).textContent = message.buttons.approve;
+  $('[data-action="cancel"]', container).textContent = message.buttons.cancel;
+  const sentAt = $(".sent-at", container);
   sentAt.dateTime = message.sentAt;
   sentAt.textContent = new Date(message.sentAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  for (const button of bubble.querySelectorAll("[data-action]")) {
+  for (const button of container.querySelectorAll("[data-action]")) {
     button.addEventListener("click", () =>
       act(message.orderId, `/api/v1/test/orders/${message.orderId}/customer-action`, { action: button.dataset.action }),
     );
   }
-  entry.reminders.push(bubble);
-  $(".answer", entry.element).before(bubble);
 }
 
 async function act(orderId, path, body) {
