@@ -16,6 +16,7 @@ import {
 import { mapErrorToHttp } from "../http/error-mapper.ts";
 import { LIST_SEPARATOR, translate, type Language } from "../i18n/messages.ts";
 import type { UserError } from "../generated/graphql.ts";
+import { NESTED_TOO_DEEPLY } from "./input-checks.ts";
 
 /**
  * The one place where errors become GraphQL answers (the counterpart of src/http/error-mapper.ts):
@@ -215,6 +216,10 @@ export function internalError(language: Language, requestId: string, cause?: unk
  * Stack traces are never included (includeStacktraceInErrorResponses is off).
  */
 export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  // Apollo reports a parser that ran out of stack with the RangeError's own text.
+  if (formatted.extensions?.code === "GRAPHQL_PARSE_FAILED" && unwrapResolverError(error) instanceof RangeError) {
+    return { message: NESTED_TOO_DEEPLY, extensions: { code: "GRAPHQL_PARSE_FAILED" } };
+  }
   if (formatted.extensions?.code !== GraphQLErrorCode.INTERNAL_SERVER_ERROR) return formatted;
   const original = unwrapResolverError(error);
   if (original instanceof GraphQLError && original.extensions?.requestId) return formatted;

@@ -10,7 +10,7 @@ import {
 import { ApolloServerPluginLandingPageLocalDefault } from "@apollo/server/plugin/landingPage/default";
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
-import { GraphQLError, Kind, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
+import { GraphQLError, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import type { AppServices } from "../app.ts";
 import type { Config } from "../config.ts";
 import { UnauthorizedError } from "../domain/errors.ts";
@@ -25,6 +25,7 @@ import {
   unauthenticatedError,
 } from "./error-mapper.ts";
 import { costLimitRule, depthLimitRule } from "./hardening.ts";
+import { documentTooLargeError, MAX_DOCUMENT_LENGTH, parseOptions, unstorableInputError } from "./input-checks.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -59,6 +60,9 @@ export async function graphqlRoutes(
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphQLError,
     validationRules: [depthLimitRule(), costLimitRule()],
+    // A bounded parse: a document of thousands of nested selections stops at the token limit instead of
+    // exhausting the parser's stack (see input-checks.ts; the length is checked before Apollo runs).
+    parseOptions,
     // Both are Apollo's defaults, stated because tests rely on them: no array bodies, no simple requests.
     allowBatchedHttpRequests: false,
     csrfPrevention: true,
@@ -117,9 +121,23 @@ export async function graphqlRoutes(
       url: GRAPHQL_PATH,
       // Not part of the REST OpenAPI document: GraphQL describes itself (schema.graphql, introspection).
       schema: { hide: true },
+      // An oversized document is refused before Apollo parses it.
+      preHandler: async (request, reply) => {
+        const length = documentLength(request);
+        if (length <= MAX_DOCUMENT_LENGTH) return;
+        const error = documentTooLargeError(length);
+        return reply.code(400).send({ errors: [{ message: error.message, extensions: { code: error.extensions.code } }] } as never);
+      },
       handler,
     });
   };
+}
+
+/** Characters of the request's `query` (JSON body or GET parameter), 0 when there is none. */
+function documentLength(request: FastifyRequest): number {
+  const source = request.method === "GET" ? request.query : request.body;
+  const query = source && typeof source === "object" ? (source as { query?: unknown }).query : undefined;
+  return typeof query === "string" ? query.length : 0;
 }
 
 /**
@@ -131,14 +149,27 @@ export async function graphqlRoutes(
  */
 function requestChecks(logger: Logger): ApolloServerPlugin<GraphQLContext> {
   const listener = {
-    async didResolveOperation({ operation, contextValue }: { operation?: OperationDefinitionNode; contextValue: GraphQLContext }) {
+    async didResolveOperation({
+      operation,
+      document,
+      request,
+      contextValue,
+    }: {
+      operation?: OperationDefinitionNode;
+      document: DocumentNode;
+      request: { variables?: Record<string, unknown> };
+      contextValue: GraphQLContext;
+    }) {
       // Executed over HTTP a subscription would run its resolver once, without an event to resolve.
       if (operation?.operation === "subscription") throw subscriptionOverHttpError(contextValue.language);
-      if (contextValue.caller || !operation) return;
-      const touchesData = operation.selectionSet.selections.some(
-        (selection) => selection.kind !== Kind.FIELD || !selection.name.value.startsWith("__"),
-      );
-      if (touchesData) throw unauthenticatedError(contextValue.authError, contextValue.language);
+      if (!contextValue.caller && operation) {
+        const touchesData = operation.selectionSet.selections.some(
+          (selection) => selection.kind !== Kind.FIELD || !selection.name.value.startsWith("__"),
+        );
+        if (touchesData) throw unauthenticatedError(contextValue.authError, contextValue.language);
+      }
+      const unstorable = unstorableInputError(document, request.variables, contextValue.language);
+      if (unstorable) throw unstorable;
     },
     async didEncounterErrors({ errors, contextValue }: { errors: readonly GraphQLError[]; contextValue: GraphQLContext }) {
       for (const error of errors) {

@@ -66,6 +66,10 @@ export function mapErrorToHttp(error: unknown, language: Language, requestId: st
   }
   const fastifyError = error as Partial<FastifyError> & { type?: string };
   switch (fastifyError.code) {
+    // @fastify/static (the /docs assets) refuses paths outside its folder with 403, and unreadable names
+    // (a NUL, ../) with other codes: whatever is not a file there is simply not found.
+    case "FST_STATIC_FORBIDDEN_PATH":
+      return { statusCode: 404, body: family("NOT_FOUND", translate("error.NOT_FOUND.route", language)) };
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return { statusCode: 400, body: validationBody([{ field: "body", key: "field.json" }], language) };
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
@@ -79,6 +83,9 @@ export function mapErrorToHttp(error: unknown, language: Language, requestId: st
   // JSON.parse failures from the content-type parser surface as SyntaxError with statusCode 400.
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
     return { statusCode: 400, body: validationBody([{ field: "body", key: "field.json" }], language) };
+  }
+  if (fastifyError.statusCode === 404) {
+    return { statusCode: 404, body: family("NOT_FOUND", translate("error.NOT_FOUND.route", language)) };
   }
   if (fastifyError.statusCode === 413) {
     return { statusCode: 413, body: family("PAYLOAD_TOO_LARGE", translate("error.PAYLOAD_TOO_LARGE", language)) };

@@ -21,7 +21,8 @@ import { simulatorPageRoutes } from "./routes/simulator-page.routes.ts";
 import { operationalRoutes } from "./routes/operational.routes.ts";
 import { whatsappWebhookRoutes } from "./routes/whatsapp-webhook.routes.ts";
 import type { GraphQLSchema } from "graphql";
-import { graphqlRoutes } from "../graphql/http.ts";
+import { GRAPHQL_PATH, graphqlRoutes } from "../graphql/http.ts";
+import { refuseUnstorableInput } from "./input-guard.ts";
 import { webhookEndpointRoutes } from "./routes/webhook-endpoints.routes.ts";
 import { webhookDeliveryRoutes } from "./routes/webhook-deliveries.routes.ts";
 
@@ -153,6 +154,7 @@ export async function buildHttpServer(
   // Before the body is parsed or validated (but after the rate limiter's onRequest hook): a caller without a
   // valid key gets 401, never validation details about a body we should not have read.
   app.addHook("preParsing", rejectUnauthenticated);
+  app.addHook("preValidation", refuseUnstorableInput((url) => url === GRAPHQL_PATH));
   await app.register(swaggerUi, {
     routePrefix: "/docs",
     uiConfig: { docExpansion: "list", deepLinking: true },

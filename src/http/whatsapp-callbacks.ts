@@ -4,6 +4,7 @@ import { BUTTON_PAYLOAD } from "../domain/messaging/messaging-provider.ts";
 import type { DeliveryStatus } from "../domain/orders/order-state.ts";
 import { failureReasonFrom } from "../domain/orders/order-state.ts";
 import type { OrderService } from "../domain/orders/order.service.ts";
+import { hasNul, isInt4, NUL } from "../domain/storable.ts";
 import type { ProviderEventKey, TransitionResult } from "../domain/orders/order.repository.ts";
 
 /**
@@ -53,6 +54,29 @@ const isObject = (value: unknown): value is Json => typeof value === "object" &&
 const objects = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isObject) : []);
 const text = (value: unknown): string | null => (typeof value === "string" && value.length > 0 ? value : null);
 
+/**
+ * Meta's ids (wamids run to about 60 characters) as we can store and look them up: at most 255 characters
+ * (the provider message id column) and no NUL. Anything else cannot name one of our messages.
+ */
+const MAX_ID_LENGTH = 255;
+const idText = (value: unknown): string | null => {
+  const id = text(value);
+  return id !== null && id.length <= MAX_ID_LENGTH && !hasNul(id) ? id : null;
+};
+
+/** The provider's failure text, stored as far as it fits: no NUL, at most this many characters. */
+export const MAX_FAILURE_REASON_LENGTH = 1000;
+const reasonText = (value: unknown): string | null => {
+  const reason = text(value)?.replaceAll(NUL, "").slice(0, MAX_FAILURE_REASON_LENGTH);
+  return reason || null;
+};
+
+/** Meta's error code as an int4 column holds it; a code out of range is dropped, the failure is kept. */
+function errorCodeOf(code: unknown): number | null {
+  const value = typeof code === "number" ? code : typeof code === "string" && /^-?\d{1,12}$/.test(code) ? Number(code) : null;
+  return value !== null && isInt4(value) ? value : null;
+}
+
 /** Every entry, change, status and message of a notification, in order (Meta may batch them). */
 export function callbackItems(body: unknown): CallbackItem[] {
   const items: CallbackItem[] = [];
@@ -69,7 +93,7 @@ export function callbackItems(body: unknown): CallbackItem[] {
 }
 
 function statusItem(status: Json): CallbackItem {
-  const wamid = text(status.id);
+  const wamid = idText(status.id);
   const value = text(status.status);
   if (!wamid || !value) return { kind: "ignored", reason: "status without id or status", id: wamid };
   // played, deleted, warning, and whatever comes next: accepted and ignored.
@@ -83,10 +107,9 @@ function statusItem(status: Json): CallbackItem {
   };
   if (value === "failed") {
     const errors = objects(status.errors);
-    const code = errors[0]?.code;
     item.failure = {
-      errorCode: typeof code === "number" && Number.isInteger(code) ? code : typeof code === "string" && /^\d+$/.test(code) ? Number(code) : null,
-      failureReason: failureReasonFrom(errors.map((error) => ({ message: text(error.message), title: text(error.title) }))),
+      errorCode: errorCodeOf(errors[0]?.code),
+      failureReason: failureReasonFrom(errors.map((error) => ({ message: reasonText(error.message), title: reasonText(error.title) }))),
     };
   }
   return item;
@@ -99,7 +122,7 @@ function orderHintOf(data: unknown): string | null {
 }
 
 function messageItem(message: Json): CallbackItem {
-  const id = text(message.id);
+  const id = idText(message.id);
   const type = text(message.type);
   if (!id) return { kind: "ignored", reason: "message without id", id: null };
   const context = isObject(message.context) ? message.context : {};
@@ -120,7 +143,7 @@ function messageItem(message: Json): CallbackItem {
     key: `message:${id}`,
     messageId: id,
     payload: payload ? BUTTON_PAYLOAD.parse(payload) : null,
-    contextId: text(context.id),
+    contextId: idText(context.id),
     label,
   };
 }

@@ -148,6 +148,14 @@ const catalog: Record<string, Record<Language, Template>> = {
     en: "must not point to a loopback, private, link-local or internal address",
     ar: "يجب ألا يشير إلى عنوان محلي أو خاص أو داخلي",
   },
+  "field.text.nul": {
+    en: "must not contain the NUL character (\\u0000)",
+    ar: "يجب ألا يحتوي على المحرف NUL (\\u0000)",
+  },
+  "field.datetime.range": {
+    en: "must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z",
+    ar: "يجب أن يكون بين 0001-01-01T00:00:00Z و9999-12-31T23:59:59.999Z",
+  },
   "field.json": { en: "must be a valid JSON object", ar: "يجب أن يكون كائن JSON صالحًا" },
   "field.invalid": { en: "is invalid", ar: "قيمة غير صالحة" },
   "field.unknown_action": { en: "must be approve or cancel", ar: "يجب أن يكون approve أو cancel" },

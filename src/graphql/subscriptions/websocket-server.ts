@@ -31,6 +31,13 @@ import {
   unidentifiedOperationError,
 } from "../error-mapper.ts";
 import { costLimitRule, depthLimitRule } from "../hardening.ts";
+import {
+  documentTooLargeError,
+  MAX_DOCUMENT_LENGTH,
+  parseOptions,
+  unparsableDocumentError,
+  unstorableInputError,
+} from "../input-checks.ts";
 import { sharedSubscribe } from "./shared-execution.ts";
 import { onSlowSubscriber } from "./subscription.resolvers.ts";
 
@@ -124,11 +131,14 @@ export function startSubscriptionServer(
   const validationRules = [...specifiedRules, depthLimitRule(), costLimitRule()];
 
   const documents = new DocumentCache((query) => {
+    // The same bounds as HTTP (input-checks.ts): refused unparsed when too long, parsed up to MAX_TOKENS.
+    if (query.length > MAX_DOCUMENT_LENGTH) return { errors: [documentTooLargeError(query.length)] };
     let document: DocumentNode;
     try {
-      document = parse(query);
+      document = parse(query, parseOptions);
     } catch (error) {
-      if (error instanceof GraphQLError) return { errors: [error] };
+      if (error instanceof GraphQLError) return { errors: [withParseFailedCode(error)] };
+      if (error instanceof RangeError) return { errors: [unparsableDocumentError()] };
       throw error;
     }
     const errors = validate(schema, document, validationRules);
@@ -222,6 +232,8 @@ export function startSubscriptionServer(
         const checked = documents.check(payload.query);
         if ("errors" in checked) return checked.errors;
         const { document } = checked;
+        const unstorable = unstorableInputError(document, payload.variables, language);
+        if (unstorable) return [unstorable];
         const operation = getOperationAST(document, payload.operationName);
         if (!operation) return [unidentifiedOperationError()];
         if (operation.operation !== "subscription") {
@@ -283,6 +295,16 @@ export function startSubscriptionServer(
       return closing;
     },
   };
+}
+
+/** graphql-js's syntax errors with the code Apollo gives them over HTTP. */
+function withParseFailedCode(error: GraphQLError): GraphQLError {
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    extensions: { ...error.extensions, code: "GRAPHQL_PARSE_FAILED" },
+  });
 }
 
 type CheckedDocument = { document: DocumentNode } | { errors: readonly GraphQLError[] };
