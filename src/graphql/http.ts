@@ -1,4 +1,4 @@
-import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
+import { ApolloServer, type ApolloServerPlugin, type GraphQLRequestContextWillSendResponse } from "@apollo/server";
 import { fastifyApolloHandler } from "@as-integrations/fastify";
 import {
   ApolloServerPluginCacheControlDisabled,
@@ -19,12 +19,14 @@ import { RateLimitedError } from "../http/error-mapper.ts";
 import { createGraphQLContext, type GraphQLContext } from "./context.ts";
 import {
   formatGraphQLError,
+  GraphQLErrorCode,
   rateLimitedBody,
   requestErrorResponse,
   subscriptionOverHttpError,
   unauthenticatedError,
 } from "./error-mapper.ts";
 import { costLimitRule, depthLimitRule } from "./hardening.ts";
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, warnDatabaseUnavailable } from "../db/unavailable.ts";
 import { documentTooLargeError, MAX_DOCUMENT_LENGTH, parseOptions, unstorableInputError } from "./input-checks.ts";
 
 declare module "fastify" {
@@ -114,7 +116,8 @@ export async function graphqlRoutes(
       }
       const mapped = requestErrorResponse(error, request.language, request.id);
       if (mapped.unexpected) request.log.error({ err: error }, "unexpected error");
-      return reply.code(mapped.statusCode).send(mapped.body);
+      if (mapped.outage) warnDatabaseUnavailable(logger, error);
+      return reply.code(mapped.statusCode).headers(mapped.headers).send(mapped.body);
     });
     app.route({
       method: ["GET", "POST", "OPTIONS"],
@@ -175,11 +178,21 @@ function requestChecks(logger: Logger): ApolloServerPlugin<GraphQLContext> {
       for (const error of errors) {
         let cause: unknown = error;
         while (cause instanceof GraphQLError && cause.originalError) cause = cause.originalError;
+        if (isDatabaseUnavailable(cause)) warnDatabaseUnavailable(logger, cause);
         if (error.extensions?.code === "INTERNAL_SERVER_ERROR" && !(cause instanceof GraphQLError)) {
           logger.error({ err: cause, requestId: contextValue.requestId, path: error.path }, "unexpected GraphQL error");
         }
       }
     },
   };
-  return { requestDidStart: async () => listener };
+  return { requestDidStart: async () => ({ ...listener, willSendResponse: answerOutagesWith503 }) };
+}
+
+/** Any SERVICE_UNAVAILABLE error makes the whole answer a 503 with Retry-After, like REST's. */
+async function answerOutagesWith503({ response }: GraphQLRequestContextWillSendResponse<GraphQLContext>): Promise<void> {
+  if (response.body.kind !== "single") return;
+  const outage = response.body.singleResult.errors?.find((error) => error.extensions?.code === GraphQLErrorCode.SERVICE_UNAVAILABLE);
+  if (!outage) return;
+  response.http.status = 503;
+  response.http.headers.set("retry-after", String(outage.extensions?.retryAfter ?? DATABASE_RETRY_AFTER_SECONDS));
 }

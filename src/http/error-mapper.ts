@@ -15,6 +15,7 @@ import {
   type FieldProblem,
 } from "../domain/errors.ts";
 import { LIST_SEPARATOR, translate, type Language } from "../i18n/messages.ts";
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from "../db/unavailable.ts";
 
 export interface HttpErrorResponse {
   statusCode: number;
@@ -22,6 +23,8 @@ export interface HttpErrorResponse {
   headers?: Record<string, string>;
   /** Unexpected errors are logged with their stack; expected ones are not. */
   unexpected?: boolean;
+  /** The database is unreachable: logged as one throttled warning, not per request. */
+  outage?: boolean;
 }
 
 /** Thrown by the rate limiter; mapped here like every other error. */
@@ -93,7 +96,19 @@ export function mapErrorToHttp(error: unknown, language: Language, requestId: st
   if (fastifyError.statusCode === 415) {
     return { statusCode: 415, body: family("UNSUPPORTED_MEDIA_TYPE", translate("error.UNSUPPORTED_MEDIA_TYPE", language)) };
   }
+  if (isDatabaseUnavailable(error)) return serviceUnavailable(language);
   return internalError(language, requestId);
+}
+
+/** 503 SERVICE_UNAVAILABLE with Retry-After: the database is down or unreachable, the request may be repeated. */
+export function serviceUnavailable(language: Language): HttpErrorResponse {
+  const seconds = DATABASE_RETRY_AFTER_SECONDS;
+  return {
+    statusCode: 503,
+    body: family("SERVICE_UNAVAILABLE", translate("error.SERVICE_UNAVAILABLE", language, { seconds })),
+    headers: { "retry-after": String(seconds) },
+    outage: true,
+  };
 }
 
 function internalError(language: Language, requestId: string): HttpErrorResponse {

@@ -11,6 +11,7 @@ import type { Language } from "../i18n/messages.ts";
 import { identifyCaller, rejectUnauthenticated } from "./auth.ts";
 import { mapErrorToHttp, RateLimitedError, RouteNotFoundError } from "./error-mapper.ts";
 import { NotFoundError } from "../domain/errors.ts";
+import { warnDatabaseUnavailable } from "../db/unavailable.ts";
 import { requestLanguage } from "./language.ts";
 import { jsonSerializerCompiler, zodValidatorCompiler } from "./validation.ts";
 import { withoutUnusedSchemas } from "./openapi.ts";
@@ -69,7 +70,7 @@ export async function buildHttpServer(
       if (mapped.unexpected) request.log.error({ err: error }, "unexpected error");
       (reply as unknown as FastifyReply)
         .code(mapped.statusCode)
-        .headers({ "x-request-id": request.id, "content-language": language })
+        .headers({ "x-request-id": request.id, "content-language": language, ...mapped.headers })
         .send(mapped.body);
     },
   }).withTypeProvider<ZodTypeProvider>() as unknown as App;
@@ -105,6 +106,7 @@ export async function buildHttpServer(
   app.setErrorHandler((error, request, reply) => {
     const mapped = mapErrorToHttp(error, request.language ?? "en", request.id);
     if (mapped.unexpected) request.log.error({ err: error }, "unexpected error");
+    if (mapped.outage) warnDatabaseUnavailable(logger, error);
     reply.code(mapped.statusCode).headers(mapped.headers ?? {}).send(mapped.body);
   });
   app.setNotFoundHandler((request, reply) => {

@@ -77,6 +77,10 @@ const catalog: Record<string, Record<Language, Template>> = {
     en: (p) => `An unexpected error occurred; quote request id ${p.requestId} when reporting it`,
     ar: (p) => `حدث خطأ غير متوقع؛ اذكر رقم الطلب ${p.requestId} عند الإبلاغ عنه`,
   },
+  "error.SERVICE_UNAVAILABLE": {
+    en: (p) => `The service is temporarily unavailable; retry in ${p.seconds} seconds`,
+    ar: (p) => `الخدمة غير متاحة مؤقتًا؛ أعد المحاولة بعد ${p.seconds} ثوانٍ`,
+  },
   "error.WEBSOCKET_SUBSCRIPTIONS_ONLY": {
     en: "Only subscriptions are served over the websocket; send queries and mutations with HTTP POST /graphql",
     ar: "يقدّم اتصال websocket الاشتراكات فقط؛ أرسل الاستعلامات والتعديلات عبر HTTP POST /graphql",

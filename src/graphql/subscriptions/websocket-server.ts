@@ -22,7 +22,10 @@ import { SlowConsumerError } from "../../domain/orders/live-order-events.ts";
 import type { Language } from "../../i18n/messages.ts";
 import { negotiateLanguage } from "../../http/language.ts";
 import { createGraphQLContext } from "../context.ts";
+import { isDatabaseUnavailable, warnDatabaseUnavailable } from "../../db/unavailable.ts";
+import { throttledWarn } from "../../logger.ts";
 import {
+  serviceUnavailableError,
   socketUnauthenticatedError,
   subscriberTooSlowError,
   subscriptionsOnlyError,
@@ -99,6 +102,7 @@ const DEFAULTS: Required<SubscriptionServerOptions> = {
 const SLOW_SUBSCRIBER_CLOSE = { code: 1013, reason: "Subscriber too slow" } as const;
 const UNAUTHORIZED_CLOSE = { code: CloseCode.Unauthorized, reason: "Unauthorized" } as const;
 const FORBIDDEN_CLOSE = { code: CloseCode.Forbidden, reason: "Forbidden" } as const;
+const TRY_AGAIN_LATER_CLOSE = { code: 1013, reason: "Service unavailable, try again later" } as const;
 /** 1008 "policy violation": not 44xx, so graphql-ws clients retry later (when one of the key's sockets closed). */
 const TOO_MANY_CONNECTIONS_CLOSE = { code: 1008, reason: "Too many connections for this API key" } as const;
 
@@ -188,7 +192,16 @@ export function startSubscriptionServer(
           return false;
         }
         if (typeof apiKey !== "string") return false;
-        const caller = await authenticate(apiKey);
+        let caller: Caller | null;
+        try {
+          caller = await authenticate(apiKey);
+        } catch (error) {
+          if (!isDatabaseUnavailable(error)) throw error;
+          // 1013 "try again later": clients reconnect after it, as they would from an HTTP 503.
+          warnDatabaseUnavailable(logger, error);
+          ctx.extra.socket.close(TRY_AGAIN_LATER_CLOSE.code, TRY_AGAIN_LATER_CLOSE.reason);
+          return false;
+        }
         if (!caller) return false;
         const state: ConnectionState = {
           connectionId: randomUUID(),
@@ -224,7 +237,14 @@ export function startSubscriptionServer(
         if (Object.keys(ctx.subscriptions).length > settings.maxSubscriptionsPerSocket) {
           return [tooManySubscriptionsError(settings.maxSubscriptionsPerSocket, language)];
         }
-        const caller = await authenticate(apiKey);
+        let caller: Caller | null;
+        try {
+          caller = await authenticate(apiKey);
+        } catch (error) {
+          if (!isDatabaseUnavailable(error)) throw error;
+          warnDatabaseUnavailable(logger, error);
+          return [serviceUnavailableError(language, error)];
+        }
         if (!caller) {
           ctx.extra.socket.close(FORBIDDEN_CLOSE.code, FORBIDDEN_CLOSE.reason);
           return [socketUnauthenticatedError("invalid", language)];
@@ -259,6 +279,8 @@ export function startSubscriptionServer(
     settings.keepAliveMs,
   );
 
+  // One line per 30 s, not one per socket, while the database is down.
+  const recheckFailed = throttledWarn(log);
   // A revoked key loses its sockets too (REST sees a revocation within the 5 s key cache; sockets within this).
   const recheck = setInterval(() => {
     for (const ctx of open) {
@@ -268,7 +290,7 @@ export function startSubscriptionServer(
         (caller) => {
           if (!caller) socket.close(FORBIDDEN_CLOSE.code, FORBIDDEN_CLOSE.reason);
         },
-        (error: unknown) => log.warn({ err: error }, "could not re-check a websocket's API key"),
+        (error: unknown) => recheckFailed({ err: error }, "could not re-check websockets' API keys"),
       );
     }
   }, settings.recheckKeysEveryMs);
