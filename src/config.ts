@@ -54,6 +54,10 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("0.0.0.0"),
   TRUST_PROXY: booleanFlag.default(false),
+  HTTP_HEADERS_TIMEOUT: duration.prefault("10s"),
+  HTTP_REQUEST_TIMEOUT: duration.prefault("30s"),
+  HTTP_KEEP_ALIVE_TIMEOUT: duration.prefault("72s"),
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(256),
   DATABASE_URL: databaseUrl.optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
@@ -79,7 +83,18 @@ export type DatabaseTarget =
 export interface Config {
   env: string;
   production: boolean;
-  http: { port: number; host: string; trustProxy: boolean };
+  http: {
+    port: number;
+    host: string;
+    trustProxy: boolean;
+    /** A request's headers must arrive within this, the whole request (headers and body) within requestTimeoutMs. */
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    /** An idle keep-alive connection is closed after this. */
+    keepAliveTimeoutMs: number;
+    /** Open connections one peer address may hold; 0 = unbounded. */
+    maxConnectionsPerAddress: number;
+  };
   database: DatabaseTarget;
   dataDir: string;
   redisUrl: string | null;
@@ -121,6 +136,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`));
   }
   const env = parsed.data;
+  if (env.HTTP_HEADERS_TIMEOUT > env.HTTP_REQUEST_TIMEOUT) {
+    throw new ConfigError(["HTTP_HEADERS_TIMEOUT: must not be longer than HTTP_REQUEST_TIMEOUT (the headers are part of the request)"]);
+  }
   const whatsapp = {
     apiUrl: env.WHATSAPP_API_URL.replace(/\/+$/, ""),
     phoneNumberId: env.WHATSAPP_PHONE_NUMBER_ID ?? null,
@@ -136,7 +154,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   return {
     env: env.NODE_ENV,
     production: env.NODE_ENV === "production",
-    http: { port: env.PORT, host: env.HOST, trustProxy: env.TRUST_PROXY },
+    http: {
+      port: env.PORT,
+      host: env.HOST,
+      trustProxy: env.TRUST_PROXY,
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT,
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT,
+      maxConnectionsPerAddress: env.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+    },
     database: databaseTarget(env.DATABASE_URL, env.DATA_DIR),
     dataDir: env.DATA_DIR,
     redisUrl: env.REDIS_URL ?? null,

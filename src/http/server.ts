@@ -24,6 +24,7 @@ import { whatsappWebhookRoutes } from "./routes/whatsapp-webhook.routes.ts";
 import type { GraphQLSchema } from "graphql";
 import { GRAPHQL_PATH, graphqlRoutes } from "../graphql/http.ts";
 import { refuseUnstorableInput } from "./input-guard.ts";
+import { limitConnectionsPerAddress } from "./connection-limits.ts";
 import { webhookEndpointRoutes } from "./routes/webhook-endpoints.routes.ts";
 import { webhookDeliveryRoutes } from "./routes/webhook-deliveries.routes.ts";
 
@@ -51,6 +52,15 @@ export async function buildHttpServer(
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT,
+    // A client must send its headers within HTTP_HEADERS_TIMEOUT and its whole request within
+    // HTTP_REQUEST_TIMEOUT (Node answers 408 and closes); idle keep-alive connections close after
+    // HTTP_KEEP_ALIVE_TIMEOUT. Node checks the first two every connectionsCheckingInterval.
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: config.http.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, config.http.headersTimeoutMs),
+    },
     // Per-request access logs only at debug: metrics cover traffic, and logging every call costs throughput.
     logController: new LogController({ disableRequestLogging: !["debug", "trace"].includes(config.logLevel) }),
     // A caller's own request id is kept (for tracing across systems) when it looks like one.
@@ -75,6 +85,7 @@ export async function buildHttpServer(
     },
   }).withTypeProvider<ZodTypeProvider>() as unknown as App;
 
+  limitConnectionsPerAddress(app.server, config.http.maxConnectionsPerAddress);
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(jsonSerializerCompiler);
   // Only JSON bodies are accepted: anything else is a 415, never a string that fails validation.
