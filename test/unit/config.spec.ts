@@ -14,7 +14,15 @@ function configError(env: Record<string, string>): ConfigError {
 describe("loadConfig defaults (SPEC §1)", () => {
   it("gives a working configuration with nothing set", () => {
     const config = loadConfig({});
-    expect(config.http).toEqual({ port: 3000, host: "0.0.0.0", trustProxy: false });
+    expect(config.http).toEqual({
+      port: 3000,
+      host: "0.0.0.0",
+      trustProxy: false,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 72_000,
+      maxConnectionsPerAddress: 256,
+    });
     expect(config.database).toEqual({ kind: "embedded", dataDir: "./data" });
     expect(config.dataDir).toBe("./data");
     expect(config.redisUrl).toBeNull();
@@ -51,6 +59,10 @@ describe("loadConfig defaults (SPEC §1)", () => {
       PORT: "8080",
       HOST: "127.0.0.1",
       TRUST_PROXY: "true",
+      HTTP_HEADERS_TIMEOUT: "5s",
+      HTTP_REQUEST_TIMEOUT: "1 minute",
+      HTTP_KEEP_ALIVE_TIMEOUT: "65s",
+      HTTP_MAX_CONNECTIONS_PER_ADDRESS: "0",
       DATA_DIR: "/var/lib/ocs",
       REDIS_URL: "redis://localhost:6379",
       WHATSAPP_API_URL: "http://127.0.0.1:9999/v26.0/",
@@ -68,7 +80,15 @@ describe("loadConfig defaults (SPEC §1)", () => {
       LOG_LEVEL: "debug",
     });
     expect(config.production).toBe(true);
-    expect(config.http).toEqual({ port: 8080, host: "127.0.0.1", trustProxy: true });
+    expect(config.http).toEqual({
+      port: 8080,
+      host: "127.0.0.1",
+      trustProxy: true,
+      headersTimeoutMs: 5_000,
+      requestTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 65_000,
+      maxConnectionsPerAddress: 0,
+    });
     expect(config.database).toEqual({ kind: "embedded", dataDir: "/var/lib/ocs" });
     expect(config.redisUrl).toBe("redis://localhost:6379");
     expect(config.whatsapp).toEqual({
@@ -83,6 +103,13 @@ describe("loadConfig defaults (SPEC §1)", () => {
     expect(config.webhooks).toEqual({ retryScheduleMs: [1000, 2000], timeoutMs: 3000, allowPrivateUrls: true });
     expect(config.rateLimit).toEqual({ max: 10, windowMs: 30_000 });
     expect(config.logLevel).toBe("debug");
+  });
+});
+
+describe("HTTP timeouts", () => {
+  it("refuses a headers timeout longer than the request timeout", () => {
+    const error = configError({ HTTP_HEADERS_TIMEOUT: "40s", HTTP_REQUEST_TIMEOUT: "30s" });
+    expect(error.problems).toEqual([expect.stringMatching(/^HTTP_HEADERS_TIMEOUT: /)]);
   });
 });
 
