@@ -1,5 +1,5 @@
 import { GraphQLError, Kind, visit, type DocumentNode } from "graphql";
-import { findInputProblem, hasNul } from "../domain/storable.ts";
+import { findInputProblem, hasNul, isStorableText } from "../domain/storable.ts";
 import { translate, type Language } from "../i18n/messages.ts";
 import { fieldPath } from "../i18n/zod-issues.ts";
 import { GraphQLErrorCode } from "./error-mapper.ts";
@@ -11,7 +11,8 @@ import { GraphQLErrorCode } from "./error-mapper.ts";
  *   after MAX_TOKENS tokens (graphql-js `maxTokens`), so neither a huge nor a deeply nested document (which
  *   would exhaust the parser's stack) costs more than a bounded amount of work;
  * - no list in the variables is longer than MAX_LIST_LENGTH (arguments have their own, smaller bounds);
- * - no string in the variables or the document's literals holds a NUL, which PostgreSQL cannot store.
+ * - no string in the variables or the document's literals holds a NUL or an unpaired surrogate, which
+ *   PostgreSQL cannot store.
  *
  * The largest useful document (every order field, a page of orders with items and filters) is about 700
  * characters and 150 tokens; the standard introspection query about 1,700 characters and 350 tokens.
@@ -49,16 +50,17 @@ export function unstorableInputError(document: DocumentNode, variables: unknown,
   if (problem) {
     const field = fieldPath(problem.path);
     const message =
-      problem.kind === "nul"
-        ? translate("field.text.nul", language)
-        : translate("field.array.max", language, { max: problem.max });
+      problem.kind === "list"
+        ? translate("field.array.max", language, { max: problem.max })
+        : translate(`field.text.${problem.kind}`, language);
     return badRequestInput(`$${field} ${message}`, ["variables", ...problem.path.map(String)], language);
   }
   let literal: GraphQLError | null = null;
   visit(document, {
     [Kind.STRING](node) {
-      if (literal || !hasNul(node.value)) return;
-      literal = new GraphQLError(translate("error.VALIDATION_ERROR", language, { details: `"…" ${translate("field.text.nul", language)}` }), {
+      if (literal || isStorableText(node.value)) return;
+      const key = hasNul(node.value) ? "field.text.nul" : "field.text.surrogate";
+      literal = new GraphQLError(translate("error.VALIDATION_ERROR", language, { details: `"…" ${translate(key, language)}` }), {
         nodes: node,
         extensions: { code: GraphQLErrorCode.BAD_USER_INPUT, http: { status: 400 } },
       });

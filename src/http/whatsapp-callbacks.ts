@@ -4,7 +4,7 @@ import { BUTTON_PAYLOAD } from "../domain/messaging/messaging-provider.ts";
 import type { DeliveryStatus } from "../domain/orders/order-state.ts";
 import { failureReasonFrom } from "../domain/orders/order-state.ts";
 import type { OrderService } from "../domain/orders/order.service.ts";
-import { hasNul, isInt4, NUL } from "../domain/storable.ts";
+import { isInt4, isStorableText, storableText } from "../domain/storable.ts";
 import type { ProviderEventKey, TransitionResult } from "../domain/orders/order.repository.ts";
 
 /**
@@ -56,18 +56,19 @@ const text = (value: unknown): string | null => (typeof value === "string" && va
 
 /**
  * Meta's ids (wamids run to about 60 characters) as we can store and look them up: at most 255 characters
- * (the provider message id column) and no NUL. Anything else cannot name one of our messages.
+ * (the provider message id column), no NUL, no unpaired surrogate. Anything else cannot name one of our messages.
  */
 const MAX_ID_LENGTH = 255;
 const idText = (value: unknown): string | null => {
   const id = text(value);
-  return id !== null && id.length <= MAX_ID_LENGTH && !hasNul(id) ? id : null;
+  return id !== null && id.length <= MAX_ID_LENGTH && isStorableText(id) ? id : null;
 };
 
-/** The provider's failure text, stored as far as it fits: no NUL, at most this many characters. */
+/** The provider's failure text, stored as far as it fits: no NUL or unpaired surrogate, at most this many characters. */
 export const MAX_FAILURE_REASON_LENGTH = 1000;
 const reasonText = (value: unknown): string | null => {
-  const reason = text(value)?.replaceAll(NUL, "").slice(0, MAX_FAILURE_REASON_LENGTH);
+  // Cleaned, cut, cleaned again: a cut through a surrogate pair leaves a half that storableText replaces.
+  const reason = storableText(storableText(text(value) ?? "").slice(0, MAX_FAILURE_REASON_LENGTH));
   return reason || null;
 };
 

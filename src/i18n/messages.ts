@@ -156,6 +156,10 @@ const catalog: Record<string, Record<Language, Template>> = {
     en: "must not contain the NUL character (\\u0000)",
     ar: "يجب ألا يحتوي على المحرف NUL (\\u0000)",
   },
+  "field.text.surrogate": {
+    en: "must be valid Unicode text (it contains an unpaired surrogate)",
+    ar: "يجب أن يكون نص Unicode صالحًا (يحتوي على بديل غير مقترن)",
+  },
   "field.datetime.range": {
     en: "must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z",
     ar: "يجب أن يكون بين 0001-01-01T00:00:00Z و9999-12-31T23:59:59.999Z",

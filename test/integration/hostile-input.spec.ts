@@ -63,6 +63,21 @@ describe("class 1: text with a NUL character", () => {
     expect(await prisma().order.count()).toBe(before);
   });
 
+  it("an unpaired surrogate (\\ud800) in a body, a query or GraphQL variables → 400, in a Meta id → ignored (200)", async () => {
+    const created = await shop.test.post("/api/v1/orders", orderInput({ customerName: "Layla \ud800" }));
+    expectValidation(created, "customerName");
+    expect(created.body.details[0].message).toBe("must be valid Unicode text (it contains an unpaired surrogate)");
+    // Invalid UTF-8 in a query string is decoded to U+FFFD, which is storable text: an ordinary filter.
+    expect((await shop.test.get("/api/v1/orders?externalOrderId=%ED%A0%80")).status).toBe(200);
+    const graphql = await gql.query(`query($id: String) { orders(filter: { externalOrderId: $id }) { edges { cursor } } }`, { id: "\udfff" });
+    expect(graphql.status, graphql.text).toBe(400);
+    expect(graphql.body.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
+    const { id } = await placeTestOrder();
+    const tap = quickReplyCallback({ wamid: null, payload: `CANCEL:${id}`, messageId: "\udfff x" });
+    expect((await sendCallback(server.baseUrl, tap)).status).toBe(200);
+    expect((await shop.test.get(`/api/v1/orders/${id}`)).body.status).toBe("pending");
+  });
+
   it("a NUL in an object key of the body is refused too", async () => {
     const response = await shop.test.post("/api/v1/orders", undefined, {
       rawBody: JSON.stringify({ ...orderInput(), [`x${NUL}`]: 1 }),
