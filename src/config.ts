@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 
 /**
@@ -43,6 +44,25 @@ const retrySchedule = z.string().transform((text, ctx) => {
   return delays as number[];
 });
 
+/** "1.1.1.1, 9.9.9.9:53, [2606:4700::1111]:53": IP addresses with an optional port, as c-ares takes them. */
+const dnsServerList = z.string().transform((text, ctx) => {
+  const servers = text.split(",").map((part) => part.trim()).filter(Boolean);
+  const valid = (server: string) => {
+    const match = /^(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+)|([0-9a-fA-F:]+))(?::(\d{1,5}))?$/.exec(server);
+    if (!match) return false;
+    const [, bracketed, v4, bareV6, port] = match;
+    // A bare IPv6 address cannot carry a port (its colons would be ambiguous): brackets are needed for one.
+    if (bareV6 !== undefined && port !== undefined && !bracketed) return isIP(`${bareV6}:${port}`) === 6;
+    const address = bracketed ?? v4 ?? bareV6;
+    return (bracketed ? isIP(address) === 6 : isIP(address) !== 0) && (port === undefined || Number(port) <= 65535);
+  };
+  if (servers.length === 0 || !servers.every(valid)) {
+    ctx.addIssue({ code: "custom", message: `"${text}" is not a comma-separated list of DNS server addresses (ip or ip:port, [ipv6]:port)` });
+    return z.NEVER;
+  }
+  return servers;
+});
+
 const databaseUrl = z
   .string()
   .regex(/^(postgres(ql)?:\/\/.+|pglite:.+)$/, "must be a postgres:// or postgresql:// URL, pglite:<dir> or pglite:memory");
@@ -71,6 +91,7 @@ const envSchema = z.object({
   WEBHOOK_RETRY_SCHEDULE: retrySchedule.prefault(["5s", "5m", "30m", "2h", "5h", "10h", "10h"].join(",")),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(15_000),
   WEBHOOK_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
+  WEBHOOK_DNS_SERVERS: dnsServerList.optional(),
   RATE_LIMIT_MAX: positiveInt.default(1200),
   RATE_LIMIT_WINDOW: duration.prefault("1 minute"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -107,7 +128,13 @@ export interface Config {
     templateName: string;
     timeoutMs: number;
   };
-  webhooks: { retryScheduleMs: number[]; timeoutMs: number; allowPrivateUrls: boolean };
+  webhooks: {
+    retryScheduleMs: number[];
+    timeoutMs: number;
+    allowPrivateUrls: boolean;
+    /** Who resolves merchants' webhook hosts, for the SSRF checks and the connection; null: the system's servers. */
+    dnsServers: string[] | null;
+  };
   rateLimit: { max: number; windowMs: number };
   logLevel: string;
 }
@@ -171,6 +198,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS,
+      dnsServers: env.WEBHOOK_DNS_SERVERS ?? null,
     },
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW },
     logLevel: env.LOG_LEVEL,

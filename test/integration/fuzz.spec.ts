@@ -224,9 +224,9 @@ const routeBody = fc.oneof(
         hostileText.map((text) => `https://93.184.215.14/${text}`),
         fc.integer({ min: 1_900, max: 2_100 }).map((length) => `https://93.184.215.14/${"é".repeat(length)}`),
       ),
-      description: fc.option(hostileText),
-      events: fc.option(fc.array(fc.oneof(fc.constantFrom("order.created", "order.failed"), hostileText), { maxLength: 30 })),
-      enabled: fc.option(fc.oneof(fc.boolean(), hostileValue)),
+      description: fc.option(hostileText, { nil: undefined }),
+      events: fc.option(fc.array(fc.oneof(fc.constantFrom("order.created", "order.failed"), hostileText), { maxLength: 30 }), { nil: undefined }),
+      enabled: fc.option(fc.oneof(fc.boolean(), hostileValue), { nil: undefined }),
     })
     .map((body) => JSON.stringify(body)),
 );

@@ -39,6 +39,7 @@ describe("loadConfig defaults (SPEC §1)", () => {
       retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
       timeoutMs: 15_000,
       allowPrivateUrls: false,
+      dnsServers: null,
     });
     expect(config.rateLimit).toEqual({ max: 1200, windowMs: 60_000 });
     expect(config.logLevel).toBe("info");
@@ -75,6 +76,7 @@ describe("loadConfig defaults (SPEC §1)", () => {
       WEBHOOK_RETRY_SCHEDULE: "1s,2s",
       WEBHOOK_TIMEOUT_MS: "3000",
       WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+      WEBHOOK_DNS_SERVERS: "9.9.9.9",
       RATE_LIMIT_MAX: "10",
       RATE_LIMIT_WINDOW: "30s",
       LOG_LEVEL: "debug",
@@ -100,9 +102,28 @@ describe("loadConfig defaults (SPEC §1)", () => {
       templateName: "my_template",
       timeoutMs: 2500,
     });
-    expect(config.webhooks).toEqual({ retryScheduleMs: [1000, 2000], timeoutMs: 3000, allowPrivateUrls: true });
+    expect(config.webhooks).toEqual({ retryScheduleMs: [1000, 2000], timeoutMs: 3000, allowPrivateUrls: true, dnsServers: ["9.9.9.9"] });
     expect(config.rateLimit).toEqual({ max: 10, windowMs: 30_000 });
     expect(config.logLevel).toBe("debug");
+  });
+});
+
+describe("WEBHOOK_DNS_SERVERS", () => {
+  it("defaults to the system's servers (null)", () => {
+    expect(loadConfig({}).webhooks.dnsServers).toBeNull();
+  });
+
+  it("takes addresses with optional ports, IPv6 in brackets when it has one", () => {
+    expect(loadConfig({ WEBHOOK_DNS_SERVERS: "1.1.1.1, 127.0.0.1:5353,[2606:4700::1111]:53,::1" }).webhooks.dnsServers).toEqual([
+      "1.1.1.1",
+      "127.0.0.1:5353",
+      "[2606:4700::1111]:53",
+      "::1",
+    ]);
+  });
+
+  it.each(["dns.example.com", "1.1.1.1:99999", "300.1.1.1", ",", "[1.1.1.1]:53"])("refuses %s", (value) => {
+    expect(configError({ WEBHOOK_DNS_SERVERS: value }).problems).toEqual([expect.stringMatching(/^WEBHOOK_DNS_SERVERS: /)]);
   });
 });
 
