@@ -187,23 +187,43 @@ export interface CallbackOutcome {
 }
 
 /**
- * Applies every item of a verified notification, one after the other (a batch may carry several statuses
- * of one message). A database error propagates: the caller answers 500 and Meta retries the whole
- * notification, whose already applied items are then duplicates.
+ * Applies every item of a verified notification in order. A notification may carry thousands of statuses: every
+ * wamid it names is resolved in one query, and each run of consecutive statuses is applied with set-based
+ * statements (OrderService.applyDeliveryReports), with the outcome each would have had one after the other.
+ * Taps are applied one by one. A database error propagates: the caller answers 503 and Meta retries the whole
+ * notification, whose already applied items are then duplicates. Ignored items are summed up in one log line.
  */
 export async function applyCallback(body: unknown, orders: OrderService, logger: CallbackLogger): Promise<CallbackOutcome[]> {
+  const items = callbackItems(body);
+  const wamids = items.flatMap((item) =>
+    item.kind === "status" ? [item.wamid] : item.kind === "tap" && item.contextId ? [item.contextId] : [],
+  );
+  const orderOf = await orders.orderIdsForProviderMessages(wamids);
   const outcomes: CallbackOutcome[] = [];
-  for (const item of callbackItems(body)) {
-    const outcome = await applyItem(item, orders);
-    outcomes.push(outcome);
-    if (outcome.outcome === "sending") continue; // reported below, after the other items were applied
-    const log = { ...outcome, ...(item.kind === "status" ? { status: item.status } : {}) };
-    if (outcome.outcome === "ignored" || outcome.outcome === "not_found") {
-      logger.info({ ...log, reason: item.kind === "ignored" ? item.reason : undefined }, "whatsapp callback ignored");
-    } else {
-      logger.debug(log, "whatsapp callback applied");
+  let statuses: StatusItem[] = [];
+  const applyStatuses = async () => {
+    if (statuses.length === 0) return;
+    outcomes.push(...(await applyStatusRun(statuses, orders, orderOf)));
+    statuses = [];
+  };
+  for (const item of items) {
+    if (item.kind === "status") {
+      statuses.push(item);
+      continue;
     }
+    await applyStatuses();
+    outcomes.push(await applyItem(item, orders, orderOf));
   }
+  await applyStatuses();
+
+  const skipped = outcomes.filter((outcome) => outcome.outcome === "ignored" || outcome.outcome === "not_found");
+  if (skipped.length) {
+    logger.info(
+      { items: outcomes.length, skipped: skipped.length, examples: skipped.slice(0, 3).map(({ item, id, outcome }) => ({ item, id, outcome })) },
+      "whatsapp callback ignored",
+    );
+  }
+  logger.debug({ items: outcomes.length, applied: outcomes.filter((outcome) => outcome.outcome === "applied").length }, "whatsapp callback applied");
   // A callback that overtook the recording of its own send: the rest of the batch is applied (and recorded,
   // so Meta's redelivery repeats only this), and the caller asks Meta to deliver it again.
   const ahead = outcomes.find((outcome) => outcome.outcome === "sending");
@@ -211,19 +231,35 @@ export async function applyCallback(body: unknown, orders: OrderService, logger:
   return outcomes;
 }
 
-async function applyItem(item: CallbackItem, orders: OrderService): Promise<CallbackOutcome> {
+type StatusItem = Extract<CallbackItem, { kind: "status" }>;
+
+async function applyStatusRun(items: StatusItem[], orders: OrderService, orderOf: Map<string, string>): Promise<CallbackOutcome[]> {
+  const orderIds = items.map((item) => orderOf.get(item.wamid) ?? item.orderHint);
+  const known = items.flatMap((item, index) => (orderIds[index] ? [{ item, orderId: orderIds[index]! }] : []));
+  const results = await orders.applyDeliveryReports(
+    known.map(({ item, orderId }) => ({
+      orderId,
+      status: item.status,
+      failure: item.failure,
+      providerEvent: { provider: PROVIDER, key: item.key },
+    })),
+  );
+  let next = 0;
+  return items.map((item, index) => {
+    const orderId = orderIds[index];
+    if (!orderId) return { item: item.kind, id: item.wamid, orderId: null, outcome: "not_found" as const };
+    return { item: item.kind, id: item.wamid, orderId, outcome: results[next++] };
+  });
+}
+
+/** An inbound message: ignored, or a tap applied on its own (customers tap one at a time). */
+async function applyItem(item: Exclude<CallbackItem, StatusItem>, orders: OrderService, orderOf: Map<string, string>): Promise<CallbackOutcome> {
   const once = (key: string): ProviderEventKey => ({ provider: PROVIDER, key });
   switch (item.kind) {
     case "ignored":
       return { item: item.kind, id: item.id, orderId: null, outcome: "ignored" };
-    case "status": {
-      const orderId = (await orders.orderIdForProviderMessage(item.wamid)) ?? item.orderHint;
-      if (!orderId) return { item: item.kind, id: item.wamid, orderId: null, outcome: "not_found" };
-      const result = await orders.applyDeliveryStatus(orderId, item.status, item.failure, null, once(item.key));
-      return { item: item.kind, id: item.wamid, orderId, outcome: result.outcome };
-    }
     case "tap": {
-      const orderId = item.payload?.orderId ?? (item.contextId ? await orders.orderIdForProviderMessage(item.contextId) : null);
+      const orderId = item.payload?.orderId ?? (item.contextId ? (orderOf.get(item.contextId) ?? null) : null);
       const action = item.payload?.action ?? actionOfLabel(item.label);
       if (!orderId || !action) return { item: item.kind, id: item.messageId, orderId, outcome: "not_found" };
       // No scope: a tap on an order that is no longer pending is ignored ("rejected" changes nothing).

@@ -1,7 +1,8 @@
 import type pg from "pg";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client.ts";
 import { newId } from "../ids.ts";
-import type { Decision, OrderEventName, OrderState, StateChange } from "./order-state.ts";
+import type { Decision, DeliveryStatus, OrderEventName, OrderState, StateChange } from "./order-state.ts";
+import { decideDeliveryStatus } from "./order-state.ts";
 import type { CreateOrderInput, OrderFilter } from "./order.schemas.ts";
 import { eventEnvelope, toOrderView, type OrderEventEnvelope, type OrderRecord, type OrderView } from "./order.view.ts";
 import type { OrderCursor } from "./order-cursor.ts";
@@ -307,6 +308,118 @@ export class OrderRepository {
     }, TX_OPTIONS);
   }
 
+  /** The orders of many provider message ids at once (a callback batch names thousands): one query. */
+  async findIdsByProviderMessageIds(providerMessageIds: string[]): Promise<Map<string, string>> {
+    if (providerMessageIds.length === 0) return new Map();
+    const { rows } = await this.pool.query<{ id: string; provider_message_id: string }>(
+      "SELECT id, provider_message_id FROM orders WHERE provider_message_id = ANY($1::text[]) AND send_state <> 'sending'",
+      [[...new Set(providerMessageIds)]],
+    );
+    return new Map(rows.map((row) => [row.provider_message_id, row.id]));
+  }
+
+  /**
+   * Many delivery reports in one transaction with set-based statements (a Meta notification may carry
+   * thousands): the orders are locked together, the provider event keys claimed in one insert, each order's
+   * reports folded through `decideDeliveryStatus` in their order, the changed orders updated in one statement
+   * and their events written in one insert. The outcome of each report is what `transition()` would have
+   * answered for it, applied one after the other.
+   */
+  async applyDeliveryReports(reports: readonly DeliveryReport[], now: Date): Promise<{ outcomes: DeliveryReportOutcome[]; events: StoredEvent[] }> {
+    if (reports.length === 0) return { outcomes: [], events: [] };
+    return this.prisma.$transaction(async (tx) => {
+      const orderIds = [...new Set(reports.map((report) => report.orderId))].sort();
+      const locked = await tx.$queryRaw<LockedOrder[]>`
+        SELECT id::text AS id, send_state::text AS send_state, status::text AS status,
+          customer_action::text AS customer_action, delivery_status::text AS delivery_status
+        FROM orders WHERE id = ANY(${orderIds}::uuid[]) ORDER BY id FOR UPDATE`;
+      const states = new Map(locked.map((row) => [row.id, row]));
+
+      const outcomes: DeliveryReportOutcome[] = reports.map((report) => {
+        const row = states.get(report.orderId);
+        return !row ? "not_found" : row.send_state === "sending" ? "sending" : "duplicate";
+      });
+      // The first copy of a key in the batch claims it; later copies are duplicates, as they would be in turn.
+      const seen = new Set<string>();
+      const claimable: number[] = [];
+      reports.forEach((report, index) => {
+        const id = `${report.providerEvent.provider}\u0000${report.providerEvent.key}`;
+        if (outcomes[index] !== "duplicate" || seen.has(id)) return;
+        seen.add(id);
+        claimable.push(index);
+      });
+      const claimedRows = claimable.length
+        ? await tx.$queryRaw<{ provider: string; key: string }[]>`
+            INSERT INTO provider_events (provider, key, order_id, created_at)
+            SELECT provider, key, order_id, ${now}
+            FROM unnest(${claimable.map((index) => reports[index].providerEvent.provider)}::text[],
+              ${claimable.map((index) => reports[index].providerEvent.key)}::text[],
+              ${claimable.map((index) => reports[index].orderId)}::uuid[]) AS claim(provider, key, order_id)
+            ON CONFLICT DO NOTHING
+            RETURNING provider, key`
+        : [];
+      const claimed = new Set(claimedRows.map((row) => `${row.provider}\u0000${row.key}`));
+
+      // Each order's claimed reports, folded in the batch's order.
+      const changes = new Map<string, { state: OrderState; change: StateChange; event: OrderEventName | null }>();
+      for (const index of claimable) {
+        const report = reports[index];
+        if (!claimed.has(`${report.providerEvent.provider}\u0000${report.providerEvent.key}`)) continue;
+        const row = states.get(report.orderId)!;
+        const current = changes.get(report.orderId) ?? { state: lockedState(row), change: {}, event: null };
+        const decision = decideDeliveryStatus(current.state, report.status, report.failure);
+        if (decision.kind !== "apply") {
+          outcomes[index] = "unchanged";
+          continue;
+        }
+        outcomes[index] = "applied";
+        current.state = { ...current.state, ...stateOf(decision.change) };
+        current.change = { ...current.change, ...decision.change };
+        current.event ??= decision.event;
+        changes.set(report.orderId, current);
+      }
+      const changed = [...changes].filter(([, entry]) => Object.keys(entry.change).length > 0);
+      if (changed.length) {
+        const failure = (entry: (typeof changed)[number][1]) => entry.change.failure;
+        await tx.$executeRaw`
+          UPDATE orders AS o SET
+            status = c.status::"OrderStatus",
+            delivery_status = c.delivery_status::"DeliveryStatus",
+            error_code = CASE WHEN c.has_failure THEN c.error_code ELSE o.error_code END,
+            failure_reason = CASE WHEN c.has_failure THEN c.failure_reason ELSE o.failure_reason END,
+            updated_at = ${now}
+          FROM unnest(${changed.map(([id]) => id)}::uuid[], ${changed.map(([, entry]) => entry.state.status)}::text[],
+            ${changed.map(([, entry]) => entry.state.deliveryStatus)}::text[], ${changed.map(([, entry]) => Boolean(failure(entry)))}::boolean[],
+            ${changed.map(([, entry]) => failure(entry)?.errorCode ?? null)}::int[],
+            ${changed.map(([, entry]) => failure(entry)?.failureReason ?? null)}::text[])
+            AS c(id, status, delivery_status, has_failure, error_code, failure_reason)
+          WHERE o.id = c.id`;
+      }
+      const withEvents = changed.filter(([, entry]) => entry.event !== null);
+      const events: StoredEvent[] = [];
+      if (withEvents.length) {
+        const records = await tx.order.findMany({ where: { id: { in: withEvents.map(([id]) => id) } }, include: withItems });
+        const byId = new Map(records.map((record) => [record.id, record]));
+        for (const [id, entry] of withEvents) {
+          const record = byId.get(id)!;
+          const envelope = eventEnvelope(entry.event!, now, toOrderView(record));
+          events.push({ id: newId(), merchantId: record.merchantId, mode: record.mode, orderId: id, envelope });
+        }
+        await tx.orderEvent.createMany({
+          data: events.map((event) => ({
+            id: event.id,
+            merchantId: event.merchantId,
+            orderId: event.orderId,
+            type: event.envelope.event,
+            payload: event.envelope as unknown as Prisma.InputJsonValue,
+            createdAt: now,
+          })),
+        });
+      }
+      return { outcomes, events };
+    }, TX_OPTIONS);
+  }
+
   async eventsOf(orderId: string): Promise<StoredEvent[]> {
     const rows = await this.prisma.orderEvent.findMany({
       where: { orderId },
@@ -321,6 +434,41 @@ export class OrderRepository {
       envelope: row.payload as unknown as OrderEventEnvelope,
     }));
   }
+}
+
+/** One delivery report of a batch (see applyDeliveryReports): its order is already resolved. */
+export interface DeliveryReport {
+  orderId: string;
+  status: DeliveryStatus;
+  failure?: { errorCode: number | null; failureReason: string };
+  providerEvent: ProviderEventKey;
+}
+
+export type DeliveryReportOutcome = "applied" | "unchanged" | "duplicate" | "not_found" | "sending";
+
+interface LockedOrder {
+  id: string;
+  send_state: string;
+  status: string;
+  customer_action: string | null;
+  delivery_status: string | null;
+}
+
+function lockedState(row: LockedOrder): OrderState {
+  return {
+    status: row.status as OrderState["status"],
+    customerAction: row.customer_action as OrderState["customerAction"],
+    deliveryStatus: row.delivery_status as OrderState["deliveryStatus"],
+  };
+}
+
+/** The state fields a change sets (its failure details are not state). */
+function stateOf(change: StateChange): Partial<OrderState> {
+  const state: Partial<OrderState> = {};
+  if (change.status) state.status = change.status;
+  if (change.customerAction) state.customerAction = change.customerAction;
+  if (change.deliveryStatus) state.deliveryStatus = change.deliveryStatus;
+  return state;
 }
 
 /** The list's conditions without its cursor: the caller's visible orders matching `filter`. */

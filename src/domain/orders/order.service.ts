@@ -10,7 +10,14 @@ import { isUuid } from "../ids.ts";
 import type { Language, MessagingProvider, OrderConfirmationMessage, SendResult } from "../messaging/messaging-provider.ts";
 import type { OrderEventBus } from "./order-events.bus.ts";
 import { decideCustomerAction, decideDeliveryStatus, decideMerchantCancel, type Decision, type DeliveryStatus } from "./order-state.ts";
-import type { MerchantScope, OrderRepository, ProviderEventKey, TransitionResult } from "./order.repository.ts";
+import type {
+  DeliveryReport,
+  DeliveryReportOutcome,
+  MerchantScope,
+  OrderRepository,
+  ProviderEventKey,
+  TransitionResult,
+} from "./order.repository.ts";
 import type { CreateOrderInput, OrderFilter } from "./order.schemas.ts";
 import { keysetPage, readPageRequest, type PageRequest } from "./order-page.ts";
 import { toOrderView, type OrderView } from "./order.view.ts";
@@ -32,6 +39,9 @@ export interface OrderObserver {
 export interface ProviderRouter {
   forMode(mode: MerchantScope["mode"]): MessagingProvider;
 }
+
+/** Bounds one transaction's locks and statement sizes when a callback carries thousands of reports. */
+const DELIVERY_REPORTS_PER_TRANSACTION = 1_000;
 
 /**
  * Every business rule about orders, called alike by REST, GraphQL, the simulator and provider callbacks.
@@ -154,6 +164,28 @@ export class OrderService {
     providerEvent: ProviderEventKey | null = null,
   ): Promise<TransitionResult> {
     return this.transition(orderId, scope, (state) => decideDeliveryStatus(state, status, failure), providerEvent);
+  }
+
+  /**
+   * Many delivery reports (a provider's batched callback) applied with set-based statements, a chunk per
+   * transaction; each report's outcome is what applyDeliveryStatus would have answered in turn.
+   */
+  async applyDeliveryReports(reports: readonly DeliveryReport[]): Promise<DeliveryReportOutcome[]> {
+    const outcomes: DeliveryReportOutcome[] = [];
+    for (let start = 0; start < reports.length; start += DELIVERY_REPORTS_PER_TRANSACTION) {
+      const chunk = reports.slice(start, start + DELIVERY_REPORTS_PER_TRANSACTION);
+      const valid = chunk.filter((report) => isUuid(report.orderId)).map((report) => ({ ...report, orderId: report.orderId.toLowerCase() }));
+      const applied = await this.orders.applyDeliveryReports(valid, this.clock());
+      for (const event of applied.events) this.bus.publish(event);
+      let next = 0;
+      for (const report of chunk) outcomes.push(isUuid(report.orderId) ? applied.outcomes[next++] : "not_found");
+    }
+    return outcomes;
+  }
+
+  /** The orders of many provider message ids, in one query. */
+  async orderIdsForProviderMessages(providerMessageIds: string[]): Promise<Map<string, string>> {
+    return this.orders.findIdsByProviderMessageIds(providerMessageIds.filter(Boolean));
   }
 
   /** The order a provider's message id belongs to (callbacks name the message they report on). */
