@@ -27,6 +27,8 @@ const MESSAGES = [
   /connection (?:is )?(?:closed|ended)/i,
   /not queryable/i,
   /the database system is (?:starting up|shutting down|in recovery mode)/i,
+  // ALTER DATABASE … ALLOW_CONNECTIONS false (SQLSTATE 55000, too broad a class to match on its own).
+  /is not currently accepting connections/i,
   /server closed the connection unexpectedly/i,
   /terminating connection due to administrator command/i,
   /Can't reach database server/i,

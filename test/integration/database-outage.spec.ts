@@ -2,9 +2,10 @@ import { Writable } from "node:stream";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { openDatabase } from "../../src/db/database.ts";
+import pg from "pg";
+import { openDatabase, type Database } from "../../src/db/database.ts";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "../../src/db/embedded-postgres.ts";
-import { createTestDatabase } from "../support/database.ts";
+import { createTestDatabase, usingPostgres } from "../support/database.ts";
 import { startTestServer, type TestMerchant, type TestServer } from "../support/server.ts";
 import { orderInput } from "../support/fixtures.ts";
 import { GraphQLClient } from "../support/graphql.ts";
@@ -23,6 +24,8 @@ const OUTAGE_MS = 6_500; // longer than the 5 s API-key cache, so authentication
 const FAST_MS = 1_500;
 
 let proxy: DatabaseProxy;
+let proxied: Database;
+let targetUrl: string;
 let embedded: EmbeddedPostgres | null = null;
 let dropDatabase: () => Promise<void> = async () => undefined;
 let server: TestServer;
@@ -31,7 +34,6 @@ const logLines: any[] = [];
 
 beforeAll(async () => {
   const database = await createTestDatabase();
-  let targetUrl: string;
   if (database.url) {
     targetUrl = database.url;
     dropDatabase = database.drop;
@@ -40,7 +42,7 @@ beforeAll(async () => {
     targetUrl = embedded.url;
   }
   proxy = await proxyDatabase(targetUrl);
-  const proxied = await openDatabase({ kind: "postgres", url: proxy.url }, { migrate: false });
+  proxied = await openDatabase({ kind: "postgres", url: proxy.url }, { migrate: false });
   const sink = new Writable({
     write(chunk, _encoding, done) {
       for (const line of String(chunk).split("\n").filter(Boolean)) logLines.push(JSON.parse(line));
@@ -49,13 +51,12 @@ beforeAll(async () => {
   });
   server = await startTestServer({ WHATSAPP_APP_SECRET: TEST_APP_SECRET }, { database: proxied, logger: pino({ level: "warn" }, sink) });
   shop = await server.merchant("Outage Shop");
-  (server as { outageDatabase?: typeof proxied }).outageDatabase = proxied;
 }, 90_000);
 
 afterAll(async () => {
   await proxy?.restore();
   await server?.close();
-  await (server as { outageDatabase?: { close(): Promise<void> } } | undefined)?.outageDatabase?.close();
+  await proxied?.close();
   await proxy?.close();
   await embedded?.stop();
   await dropDatabase();
@@ -184,4 +185,44 @@ describe("class 4: a database outage", () => {
         `recovered in ${Math.round(recoveryMs)} ms`,
     );
   }, 60_000);
+
+  it.skipIf(!usingPostgres)(
+    "PostgreSQL itself refusing the database (ALLOW_CONNECTIONS false, sessions terminated): 503, then recovery",
+    async () => {
+      const admin = new pg.Client({ connectionString: Object.assign(new URL(targetUrl), { pathname: "/postgres" }).toString() });
+      await admin.connect();
+      const name = new URL(targetUrl).pathname.slice(1);
+      const gql = new GraphQLClient(server.baseUrl, shop.keys.test);
+      try {
+        await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+        await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name]);
+        const seen = new Set<number>();
+        const until = Date.now() + OUTAGE_MS;
+        while (Date.now() < until) {
+          const list = await timed(() => shop.test.get("/api/v1/orders"));
+          const query = await gql.query(`{ orders(first: 1) { totalCount } }`);
+          for (const response of [list.value, query]) {
+            seen.add(response.status);
+            expect(response.status, response.text).toBe(503);
+            expect(response.headers.get("retry-after")).toBe("5");
+          }
+          expect(list.ms).toBeLessThan(FAST_MS);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect([...seen]).toEqual([503]);
+      } finally {
+        await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+        await admin.end();
+      }
+      const restoredAt = performance.now();
+      let recovered = await shop.test.get("/api/v1/orders");
+      while (recovered.status !== 200 && performance.now() - restoredAt < 10_000) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        recovered = await shop.test.get("/api/v1/orders");
+      }
+      expect(recovered.status).toBe(200);
+      console.log(`ALLOW_CONNECTIONS false for ${OUTAGE_MS} ms: only 503 + Retry-After; recovered in ${Math.round(performance.now() - restoredAt)} ms`);
+    },
+    60_000,
+  );
 });
