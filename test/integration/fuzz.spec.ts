@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestMerchant, type TestServer } from "../support/server.ts";
 import { orderInput } from "../support/fixtures.ts";
 import { TEST_APP_SECRET, sign } from "../support/meta-callbacks.ts";
+import { megabytes, settledMemory } from "../support/memory.ts";
 
 /**
  * Issue 13: property-based fuzzing of a running server over real HTTP. Generated bodies, headers, query
@@ -29,6 +30,7 @@ let shop: TestMerchant;
 let orderIds: string[] = [];
 let wamids: string[] = [];
 const stats = { requests: 0, fiveHundreds: 0, slowestMs: 0, slowest: "", byStatus: new Map<number, number>() };
+let memoryBefore: NodeJS.MemoryUsage;
 
 beforeAll(async () => {
   server = await startTestServer({ WHATSAPP_APP_SECRET: TEST_APP_SECRET, RATE_LIMIT_MAX: "10000000" });
@@ -39,6 +41,7 @@ beforeAll(async () => {
   }
   const rows = await server.app.services.database.prisma.order.findMany({ where: { id: { in: orderIds } } });
   wamids = rows.map((row) => row.providerMessageId!);
+  memoryBefore = await settledMemory();
 }, 60_000);
 
 afterAll(async () => {
@@ -393,6 +396,12 @@ describe("fuzzing a running server (no 5xx, bounded time, no internals, stored r
       expect((endpoint.description ?? "").length).toBeLessThanOrEqual(500);
     }
     console.log(`fuzz: ${orders.length} orders and ${endpoints.length} webhook endpoints stored, all within bounds`);
+    const after = await settledMemory();
+    console.log(
+      `fuzz memory: heapUsed ${megabytes(memoryBefore.heapUsed)} → ${megabytes(after.heapUsed)} MB, rss ${megabytes(memoryBefore.rss)} → ${megabytes(after.rss)} MB`,
+    );
+    // What the run leaves referenced is bounded (caches, the simulator's last 1,000 messages), not per request.
+    expect(after.heapUsed - memoryBefore.heapUsed).toBeLessThan(64 * 1024 * 1024);
     expect(stats.fiveHundreds).toBe(0);
   });
 });

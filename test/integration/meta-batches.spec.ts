@@ -1,9 +1,8 @@
-import v8 from "node:v8";
-import vm from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestMerchant, type TestServer } from "../support/server.ts";
 import { orderInput } from "../support/fixtures.ts";
 import { TEST_APP_SECRET, sendCallback } from "../support/meta-callbacks.ts";
+import { megabytes as mb, settledMemory } from "../support/memory.ts";
 
 /**
  * Issue 13, class 6: Meta's large notifications. A signed batch of 10,000 statuses (about 3 MB, what Meta sends
@@ -105,15 +104,7 @@ describe("class 6: large Meta notifications", () => {
   });
 
   it("the JS heap returns to its level after 40 notifications of 2,000 statuses (no leak)", async () => {
-    v8.setFlagsFromString("--expose-gc");
-    const gc = vm.runInNewContext("gc") as () => void;
-    const settle = async () => {
-      for (let round = 0; round < 3; round++) {
-        gc();
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      return process.memoryUsage();
-    };
+    const settle = settledMemory;
     const load = async (batches: number, salt: string) => {
       for (let batch = 0; batch < batches; batch++) {
         const statuses = [...bigBatch(1_900, `${salt}${batch}`), ...orders.slice(0, 100).map((order) => status(order.wamid, "read"))];
@@ -127,7 +118,6 @@ describe("class 6: large Meta notifications", () => {
     await load(40, "L");
     const ms = performance.now() - started;
     const after = await settle();
-    const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
     console.log(
       `memory: 40 × 2,000 statuses in ${Math.round(ms)} ms (${Math.round(ms / 40)} ms each); heapUsed ${mb(before.heapUsed)} → ${mb(after.heapUsed)} MB, ` +
         `rss ${mb(before.rss)} → ${mb(after.rss)} MB, external ${mb(before.external)} → ${mb(after.external)} MB`,
