@@ -369,12 +369,13 @@ export class OrderRepository {
         const current = changes.get(report.orderId) ?? { state: lockedState(row), change: {}, event: null };
         const decision = decideDeliveryStatus(current.state, report.status, report.failure);
         if (decision.kind !== "apply") {
-          outcomes[index] = "unchanged";
+          outcomes[index] = decision.kind;
           continue;
         }
         outcomes[index] = "applied";
         current.state = { ...current.state, ...stateOf(decision.change) };
         current.change = { ...current.change, ...decision.change };
+        // Delivery reports raise at most one event per order (order.failed, from pending only).
         current.event ??= decision.event;
         changes.set(report.orderId, current);
       }
@@ -384,15 +385,17 @@ export class OrderRepository {
         await tx.$executeRaw`
           UPDATE orders AS o SET
             status = c.status::"OrderStatus",
+            customer_action = c.customer_action::"CustomerAction",
             delivery_status = c.delivery_status::"DeliveryStatus",
             error_code = CASE WHEN c.has_failure THEN c.error_code ELSE o.error_code END,
             failure_reason = CASE WHEN c.has_failure THEN c.failure_reason ELSE o.failure_reason END,
             updated_at = ${now}
           FROM unnest(${changed.map(([id]) => id)}::uuid[], ${changed.map(([, entry]) => entry.state.status)}::text[],
+            ${changed.map(([, entry]) => entry.state.customerAction)}::text[],
             ${changed.map(([, entry]) => entry.state.deliveryStatus)}::text[], ${changed.map(([, entry]) => Boolean(failure(entry)))}::boolean[],
             ${changed.map(([, entry]) => failure(entry)?.errorCode ?? null)}::int[],
             ${changed.map(([, entry]) => failure(entry)?.failureReason ?? null)}::text[])
-            AS c(id, status, delivery_status, has_failure, error_code, failure_reason)
+            AS c(id, status, customer_action, delivery_status, has_failure, error_code, failure_reason)
           WHERE o.id = c.id`;
       }
       const withEvents = changed.filter(([, entry]) => entry.event !== null);
@@ -444,7 +447,7 @@ export interface DeliveryReport {
   providerEvent: ProviderEventKey;
 }
 
-export type DeliveryReportOutcome = "applied" | "unchanged" | "duplicate" | "not_found" | "sending";
+export type DeliveryReportOutcome = "applied" | "unchanged" | "rejected" | "duplicate" | "not_found" | "sending";
 
 interface LockedOrder {
   id: string;
