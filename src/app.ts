@@ -145,6 +145,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     simulator: new SimulatorService({ orders: orderService, phones, bus }),
     webhookEndpoints: new WebhookEndpointService(new WebhookEndpointRepository(database.prisma), {
       allowPrivateUrls: config.webhooks.allowPrivateUrls,
+      dnsServers: config.webhooks.dnsServers,
     }),
     webhookDispatcher,
     webhookDeliveries: new WebhookDeliveryService(webhookDeliveryRepository, {

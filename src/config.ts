@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 
 /**
@@ -43,6 +44,25 @@ const retrySchedule = z.string().transform((text, ctx) => {
   return delays as number[];
 });
 
+/** "1.1.1.1, 9.9.9.9:53, [2606:4700::1111]:53": IP addresses with an optional port, as c-ares takes them. */
+const dnsServerList = z.string().transform((text, ctx) => {
+  const servers = text.split(",").map((part) => part.trim()).filter(Boolean);
+  const valid = (server: string) => {
+    const match = /^(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+)|([0-9a-fA-F:]+))(?::(\d{1,5}))?$/.exec(server);
+    if (!match) return false;
+    const [, bracketed, v4, bareV6, port] = match;
+    // A bare IPv6 address cannot carry a port (its colons would be ambiguous): brackets are needed for one.
+    if (bareV6 !== undefined && port !== undefined && !bracketed) return isIP(`${bareV6}:${port}`) === 6;
+    const address = bracketed ?? v4 ?? bareV6;
+    return (bracketed ? isIP(address) === 6 : isIP(address) !== 0) && (port === undefined || Number(port) <= 65535);
+  };
+  if (servers.length === 0 || !servers.every(valid)) {
+    ctx.addIssue({ code: "custom", message: `"${text}" is not a comma-separated list of DNS server addresses (ip or ip:port, [ipv6]:port)` });
+    return z.NEVER;
+  }
+  return servers;
+});
+
 const databaseUrl = z
   .string()
   .regex(/^(postgres(ql)?:\/\/.+|pglite:.+)$/, "must be a postgres:// or postgresql:// URL, pglite:<dir> or pglite:memory");
@@ -68,6 +88,10 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("0.0.0.0"),
   TRUST_PROXY: booleanFlag.default(false),
+  HTTP_HEADERS_TIMEOUT: duration.prefault("10s"),
+  HTTP_REQUEST_TIMEOUT: duration.prefault("30s"),
+  HTTP_KEEP_ALIVE_TIMEOUT: duration.prefault("72s"),
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(256),
   DATABASE_URL: databaseUrl.optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
@@ -84,6 +108,7 @@ const envSchema = z.object({
   WEBHOOK_RETRY_SCHEDULE: retrySchedule.prefault(["5s", "5m", "30m", "2h", "5h", "10h", "10h"].join(",")),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(15_000),
   WEBHOOK_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
+  WEBHOOK_DNS_SERVERS: dnsServerList.optional(),
   RATE_LIMIT_MAX: positiveInt.default(1200),
   RATE_LIMIT_WINDOW: duration.prefault("1 minute"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -103,7 +128,18 @@ export type DatabaseTarget =
 export interface Config {
   env: string;
   production: boolean;
-  http: { port: number; host: string; trustProxy: boolean };
+  http: {
+    port: number;
+    host: string;
+    trustProxy: boolean;
+    /** A request's headers must arrive within this, the whole request (headers and body) within requestTimeoutMs. */
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    /** An idle keep-alive connection is closed after this. */
+    keepAliveTimeoutMs: number;
+    /** Open connections one peer address may hold; 0 = unbounded. */
+    maxConnectionsPerAddress: number;
+  };
   database: DatabaseTarget;
   dataDir: string;
   redisUrl: string | null;
@@ -121,7 +157,13 @@ export interface Config {
   };
   /** Confirmation policies (SPEC §9): the shortest reminder/expiry delay a merchant may set. */
   confirmation: { minDelayMs: number };
-  webhooks: { retryScheduleMs: number[]; timeoutMs: number; allowPrivateUrls: boolean };
+  webhooks: {
+    retryScheduleMs: number[];
+    timeoutMs: number;
+    allowPrivateUrls: boolean;
+    /** Who resolves merchants' webhook hosts, for the SSRF checks and the connection; null: the system's servers. */
+    dnsServers: string[] | null;
+  };
   rateLimit: { max: number; windowMs: number };
   /** Console sign-in (SPEC §10): browser sessions, their cookie and the sign-in throttle. */
   console: {
@@ -159,6 +201,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`));
   }
   const env = parsed.data;
+  if (env.HTTP_HEADERS_TIMEOUT > env.HTTP_REQUEST_TIMEOUT) {
+    throw new ConfigError(["HTTP_HEADERS_TIMEOUT: must not be longer than HTTP_REQUEST_TIMEOUT (the headers are part of the request)"]);
+  }
   const whatsapp = {
     apiUrl: env.WHATSAPP_API_URL.replace(/\/+$/, ""),
     phoneNumberId: env.WHATSAPP_PHONE_NUMBER_ID ?? null,
@@ -176,7 +221,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   return {
     env: env.NODE_ENV,
     production: env.NODE_ENV === "production",
-    http: { port: env.PORT, host: env.HOST, trustProxy: env.TRUST_PROXY },
+    http: {
+      port: env.PORT,
+      host: env.HOST,
+      trustProxy: env.TRUST_PROXY,
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT,
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT,
+      maxConnectionsPerAddress: env.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+    },
     database: databaseTarget(env.DATABASE_URL, env.DATA_DIR),
     dataDir: env.DATA_DIR,
     redisUrl: env.REDIS_URL ?? null,
@@ -186,6 +239,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS,
+      dnsServers: env.WEBHOOK_DNS_SERVERS ?? null,
     },
     rateLimit: { max: env.RATE_LIMIT_MAX, windowMs: env.RATE_LIMIT_WINDOW },
     console: {

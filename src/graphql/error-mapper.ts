@@ -16,8 +16,10 @@ import {
   type FieldProblem,
 } from "../domain/errors.ts";
 import { mapErrorToHttp } from "../http/error-mapper.ts";
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from "../db/unavailable.ts";
 import { LIST_SEPARATOR, translate, type Language } from "../i18n/messages.ts";
 import type { UserError } from "../generated/graphql.ts";
+import { NESTED_TOO_DEEPLY } from "./input-checks.ts";
 
 /**
  * The one place where errors become GraphQL answers (the counterpart of src/http/error-mapper.ts):
@@ -40,6 +42,7 @@ export const GraphQLErrorCode = {
   BAD_REQUEST: "BAD_REQUEST",
   NOT_FOUND: "NOT_FOUND",
   RATE_LIMITED: "RATE_LIMITED",
+  SERVICE_UNAVAILABLE: "SERVICE_UNAVAILABLE",
   TOO_MANY_SUBSCRIPTIONS: "TOO_MANY_SUBSCRIPTIONS",
   SUBSCRIBER_TOO_SLOW: "SUBSCRIBER_TOO_SLOW",
   INTERNAL_SERVER_ERROR: ApolloServerErrorCode.INTERNAL_SERVER_ERROR,
@@ -162,6 +165,7 @@ export function rateLimitedBody(retryAfterSeconds: number, language: Language) {
  */
 export function requestErrorResponse(error: unknown, language: Language, requestId: string) {
   const mapped = mapErrorToHttp(error, language, requestId);
+  const retryAfter = mapped.outage ? { retryAfter: DATABASE_RETRY_AFTER_SECONDS } : {};
   const restCode = String(mapped.body.error ?? GraphQLErrorCode.INTERNAL_SERVER_ERROR);
   const code =
     mapped.statusCode === 400
@@ -171,8 +175,10 @@ export function requestErrorResponse(error: unknown, language: Language, request
         : restCode;
   return {
     statusCode: mapped.statusCode,
+    headers: mapped.headers ?? {},
     unexpected: mapped.unexpected ?? false,
-    body: { errors: [{ message: mapped.body.message, extensions: { code } }] },
+    outage: mapped.outage ?? false,
+    body: { errors: [{ message: mapped.body.message, extensions: { code, ...retryAfter } }] },
   };
 }
 
@@ -221,7 +227,20 @@ export function toGraphQLError(error: unknown, language: Language, requestId: st
   if (error instanceof UnauthorizedError) return unauthenticatedError(error, language);
   if (error instanceof ForbiddenError) return forbiddenError(error, language);
   if (error instanceof ValidationError) return badUserInputError(error.problems, language);
+  if (isDatabaseUnavailable(error)) return serviceUnavailableError(language, error);
   return internalError(language, requestId, error);
+}
+
+/**
+ * The database cannot be reached: `SERVICE_UNAVAILABLE` with `retryAfter` (seconds), answered with HTTP 503 and
+ * Retry-After (see the request plugin in http.ts), so clients back off as they do from REST's 503.
+ */
+export function serviceUnavailableError(language: Language, cause?: unknown): GraphQLError {
+  const seconds = DATABASE_RETRY_AFTER_SECONDS;
+  return new GraphQLError(translate("error.SERVICE_UNAVAILABLE", language, { seconds }), {
+    originalError: cause instanceof Error ? cause : undefined,
+    extensions: { code: GraphQLErrorCode.SERVICE_UNAVAILABLE, retryAfter: seconds },
+  });
 }
 
 /** A bug, as the client sees it: a generic localised message and the request id; the cause is kept for the log. */
@@ -238,8 +257,17 @@ export function internalError(language: Language, requestId: string, cause?: unk
  * Stack traces are never included (includeStacktraceInErrorResponses is off).
  */
 export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  // Apollo reports a parser that ran out of stack with the RangeError's own text.
+  if (formatted.extensions?.code === "GRAPHQL_PARSE_FAILED" && unwrapResolverError(error) instanceof RangeError) {
+    return { message: NESTED_TOO_DEEPLY, extensions: { code: "GRAPHQL_PARSE_FAILED" } };
+  }
   if (formatted.extensions?.code !== GraphQLErrorCode.INTERNAL_SERVER_ERROR) return formatted;
   const original = unwrapResolverError(error);
+  // An outage met outside the resolvers' mapping (a field resolver, a loader): still a coded, retryable error.
+  if (isDatabaseUnavailable(original)) {
+    const { message, extensions } = serviceUnavailableError("en").toJSON();
+    return { message, ...(formatted.path ? { path: formatted.path } : {}), extensions };
+  }
   if (original instanceof GraphQLError && original.extensions?.requestId) return formatted;
   return {
     message: "An unexpected error occurred",

@@ -1,4 +1,4 @@
-import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
+import { ApolloServer, type ApolloServerPlugin, type GraphQLRequestContextWillSendResponse } from "@apollo/server";
 import { fastifyApolloHandler } from "@as-integrations/fastify";
 import {
   ApolloServerPluginCacheControlDisabled,
@@ -10,7 +10,7 @@ import {
 import { ApolloServerPluginLandingPageLocalDefault } from "@apollo/server/plugin/landingPage/default";
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
-import { GraphQLError, Kind, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
+import { GraphQLError, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import type { AppServices } from "../app.ts";
 import type { Config } from "../config.ts";
 import { ForbiddenError, UnauthorizedError, ValidationError } from "../domain/errors.ts";
@@ -22,12 +22,15 @@ import { createGraphQLContext, type GraphQLCaller, type GraphQLContext } from ".
 import {
   forbiddenError,
   formatGraphQLError,
+  GraphQLErrorCode,
   rateLimitedBody,
   requestErrorResponse,
   subscriptionOverHttpError,
   unauthenticatedError,
 } from "./error-mapper.ts";
 import { costLimitRule, depthLimitRule } from "./hardening.ts";
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, warnDatabaseUnavailable } from "../db/unavailable.ts";
+import { documentTooLargeError, MAX_DOCUMENT_LENGTH, parseOptions, unstorableInputError } from "./input-checks.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -72,6 +75,9 @@ export async function graphqlRoutes(
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphQLError,
     validationRules: [depthLimitRule(), costLimitRule()],
+    // A bounded parse: a document of thousands of nested selections stops at the token limit instead of
+    // exhausting the parser's stack (see input-checks.ts; the length is checked before Apollo runs).
+    parseOptions,
     // Both are Apollo's defaults, stated because tests rely on them: no array bodies, no simple requests.
     allowBatchedHttpRequests: false,
     csrfPrevention: true,
@@ -137,16 +143,31 @@ export async function graphqlRoutes(
       }
       const mapped = requestErrorResponse(error, request.language, request.id);
       if (mapped.unexpected) request.log.error({ err: error }, "unexpected error");
-      return reply.code(mapped.statusCode).send(mapped.body);
+      if (mapped.outage) warnDatabaseUnavailable(logger, error);
+      return reply.code(mapped.statusCode).headers(mapped.headers).send(mapped.body);
     });
     app.route({
       method: ["GET", "POST", "OPTIONS"],
       url: GRAPHQL_PATH,
       // Not part of the REST OpenAPI document: GraphQL describes itself (schema.graphql, introspection).
       schema: { hide: true },
+      // An oversized document is refused before Apollo parses it.
+      preHandler: async (request, reply) => {
+        const length = documentLength(request);
+        if (length <= MAX_DOCUMENT_LENGTH) return;
+        const error = documentTooLargeError(length);
+        return reply.code(400).send({ errors: [{ message: error.message, extensions: { code: error.extensions.code } }] } as never);
+      },
       handler,
     });
   };
+}
+
+/** Characters of the request's `query` (JSON body or GET parameter), 0 when there is none. */
+function documentLength(request: FastifyRequest): number {
+  const source = request.method === "GET" ? request.query : request.body;
+  const query = source && typeof source === "object" ? (source as { query?: unknown }).query : undefined;
+  return typeof query === "string" ? query.length : 0;
 }
 
 /**
@@ -159,28 +180,51 @@ export async function graphqlRoutes(
  */
 function requestChecks(logger: Logger): ApolloServerPlugin<GraphQLContext> {
   const listener = {
-    async didResolveOperation({ operation, contextValue }: { operation?: OperationDefinitionNode; contextValue: GraphQLContext }) {
+    async didResolveOperation({
+      operation,
+      document,
+      request,
+      contextValue,
+    }: {
+      operation?: OperationDefinitionNode;
+      document: DocumentNode;
+      request: { variables?: Record<string, unknown> };
+      contextValue: GraphQLContext;
+    }) {
       // Executed over HTTP a subscription would run its resolver once, without an event to resolve.
       if (operation?.operation === "subscription") throw subscriptionOverHttpError(contextValue.language);
       // Console viewers read only: every mutation, present and future, is refused before it runs.
       if (operation?.operation === "mutation" && contextValue.caller?.session?.user.role === "viewer") {
         throw forbiddenError(new ForbiddenError("viewer"), contextValue.language);
       }
-      if (contextValue.caller || !operation) return;
-      const touchesData = operation.selectionSet.selections.some(
-        (selection) => selection.kind !== Kind.FIELD || !selection.name.value.startsWith("__"),
-      );
-      if (touchesData) throw unauthenticatedError(contextValue.authError, contextValue.language);
+      if (!contextValue.caller && operation) {
+        const touchesData = operation.selectionSet.selections.some(
+          (selection) => selection.kind !== Kind.FIELD || !selection.name.value.startsWith("__"),
+        );
+        if (touchesData) throw unauthenticatedError(contextValue.authError, contextValue.language);
+      }
+      const unstorable = unstorableInputError(document, request.variables, contextValue.language);
+      if (unstorable) throw unstorable;
     },
     async didEncounterErrors({ errors, contextValue }: { errors: readonly GraphQLError[]; contextValue: GraphQLContext }) {
       for (const error of errors) {
         let cause: unknown = error;
         while (cause instanceof GraphQLError && cause.originalError) cause = cause.originalError;
+        if (isDatabaseUnavailable(cause)) warnDatabaseUnavailable(logger, cause);
         if (error.extensions?.code === "INTERNAL_SERVER_ERROR" && !(cause instanceof GraphQLError)) {
           logger.error({ err: cause, requestId: contextValue.requestId, path: error.path }, "unexpected GraphQL error");
         }
       }
     },
   };
-  return { requestDidStart: async () => listener };
+  return { requestDidStart: async () => ({ ...listener, willSendResponse: answerOutagesWith503 }) };
+}
+
+/** Any SERVICE_UNAVAILABLE error makes the whole answer a 503 with Retry-After, like REST's. */
+async function answerOutagesWith503({ response }: GraphQLRequestContextWillSendResponse<GraphQLContext>): Promise<void> {
+  if (response.body.kind !== "single") return;
+  const outage = response.body.singleResult.errors?.find((error) => error.extensions?.code === GraphQLErrorCode.SERVICE_UNAVAILABLE);
+  if (!outage) return;
+  response.http.status = 503;
+  response.http.headers.set("retry-after", String(outage.extensions?.retryAfter ?? DATABASE_RETRY_AFTER_SECONDS));
 }

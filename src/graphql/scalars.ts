@@ -1,8 +1,14 @@
 import { GraphQLError, GraphQLScalarType, Kind } from "graphql";
+import { z } from "zod";
 import { isIsoDateTime } from "../domain/orders/order.schemas.ts";
+
+const isoDateTimeFormat = z.iso.datetime({ offset: true });
 
 function parseDateTime(value: unknown): string {
   if (isIsoDateTime(value)) return value;
+  if (typeof value === "string" && isoDateTimeFormat.safeParse(value).success) {
+    throw new GraphQLError("DateTime must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z");
+  }
   throw new GraphQLError("DateTime must be an ISO 8601 date-time with a time-zone offset, e.g. 2026-01-31T12:00:00Z");
 }
 

@@ -16,6 +16,7 @@ import {
   type FieldProblem,
 } from "../domain/errors.ts";
 import { LIST_SEPARATOR, translate, type Language } from "../i18n/messages.ts";
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from "../db/unavailable.ts";
 
 export interface HttpErrorResponse {
   statusCode: number;
@@ -23,6 +24,8 @@ export interface HttpErrorResponse {
   headers?: Record<string, string>;
   /** Unexpected errors are logged with their stack; expected ones are not. */
   unexpected?: boolean;
+  /** The database is unreachable: logged as one throttled warning, not per request. */
+  outage?: boolean;
 }
 
 /** Thrown by the rate limiter; mapped here like every other error. */
@@ -67,6 +70,10 @@ export function mapErrorToHttp(error: unknown, language: Language, requestId: st
   }
   const fastifyError = error as Partial<FastifyError> & { type?: string };
   switch (fastifyError.code) {
+    // @fastify/static (the /docs assets) refuses paths outside its folder with 403, and unreadable names
+    // (a NUL, ../) with other codes: whatever is not a file there is simply not found.
+    case "FST_STATIC_FORBIDDEN_PATH":
+      return { statusCode: 404, body: family("NOT_FOUND", translate("error.NOT_FOUND.route", language)) };
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return { statusCode: 400, body: validationBody([{ field: "body", key: "field.json" }], language) };
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
@@ -81,13 +88,28 @@ export function mapErrorToHttp(error: unknown, language: Language, requestId: st
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
     return { statusCode: 400, body: validationBody([{ field: "body", key: "field.json" }], language) };
   }
+  if (fastifyError.statusCode === 404) {
+    return { statusCode: 404, body: family("NOT_FOUND", translate("error.NOT_FOUND.route", language)) };
+  }
   if (fastifyError.statusCode === 413) {
     return { statusCode: 413, body: family("PAYLOAD_TOO_LARGE", translate("error.PAYLOAD_TOO_LARGE", language)) };
   }
   if (fastifyError.statusCode === 415) {
     return { statusCode: 415, body: family("UNSUPPORTED_MEDIA_TYPE", translate("error.UNSUPPORTED_MEDIA_TYPE", language)) };
   }
+  if (isDatabaseUnavailable(error)) return serviceUnavailable(language);
   return internalError(language, requestId);
+}
+
+/** 503 SERVICE_UNAVAILABLE with Retry-After: the database is down or unreachable, the request may be repeated. */
+export function serviceUnavailable(language: Language): HttpErrorResponse {
+  const seconds = DATABASE_RETRY_AFTER_SECONDS;
+  return {
+    statusCode: 503,
+    body: family("SERVICE_UNAVAILABLE", translate("error.SERVICE_UNAVAILABLE", language, { seconds })),
+    headers: { "retry-after": String(seconds) },
+    outage: true,
+  };
 }
 
 function internalError(language: Language, requestId: string): HttpErrorResponse {

@@ -1,6 +1,8 @@
 import { z } from "zod";
+import { INT4_MAX } from "../domain/storable.ts";
 import { IDEMPOTENCY_KEY_FORMAT } from "../domain/idempotency/idempotency.service.ts";
 import {
+  MAX_STATUS_FILTER_ENTRIES,
   ORDER_STATUSES,
   orderListFilter,
   pageCursor,
@@ -70,12 +72,16 @@ const statusList = z
   .union([z.string(), z.array(z.string())])
   .transform((value, ctx) => {
     const parts = (Array.isArray(value) ? value : [value]).flatMap((part) => part.split(",")).map((s) => s.trim()).filter(Boolean);
+    if (parts.length > MAX_STATUS_FILTER_ENTRIES) {
+      ctx.addIssue({ code: "too_big", origin: "array", maximum: MAX_STATUS_FILTER_ENTRIES, inclusive: true, input: value });
+      return z.NEVER;
+    }
     const unknown = parts.filter((part) => !(ORDER_STATUSES as readonly string[]).includes(part));
     if (unknown.length) {
       ctx.addIssue({ code: "invalid_value", values: [...ORDER_STATUSES], input: value });
       return z.NEVER;
     }
-    return parts as OrderFilter["statuses"];
+    return [...new Set(parts)] as OrderFilter["statuses"];
   })
   .meta({ description: "pending, confirmed, canceled, failed, expired; repeat or comma-separate" });
 
@@ -104,7 +110,8 @@ export const idempotencyHeaders = z.object({
 export const customerActionBody = z.object({ action: z.enum(["approve", "cancel"]) });
 export const deliveryBody = z.object({
   status: z.enum(["sent", "delivered", "read", "failed"]),
-  errorCode: z.number().int().positive().optional(),
+  // Stored in an int4 column; Meta's codes are at most six digits.
+  errorCode: z.number().int().positive().max(INT4_MAX).optional(),
 });
 
 export const confirmationPolicySchema = z

@@ -11,6 +11,7 @@ import type { Language } from "../i18n/messages.ts";
 import { identifyCaller, rejectUnauthenticated } from "./auth.ts";
 import { mapErrorToHttp, RateLimitedError, RouteNotFoundError } from "./error-mapper.ts";
 import { NotFoundError } from "../domain/errors.ts";
+import { warnDatabaseUnavailable } from "../db/unavailable.ts";
 import { requestLanguage } from "./language.ts";
 import { jsonSerializerCompiler, zodValidatorCompiler } from "./validation.ts";
 import { withoutUnusedSchemas } from "./openapi.ts";
@@ -22,7 +23,9 @@ import { simulatorPageRoutes } from "./routes/simulator-page.routes.ts";
 import { operationalRoutes } from "./routes/operational.routes.ts";
 import { whatsappWebhookRoutes } from "./routes/whatsapp-webhook.routes.ts";
 import type { GraphQLSchema } from "graphql";
-import { graphqlRoutes } from "../graphql/http.ts";
+import { GRAPHQL_PATH, graphqlRoutes } from "../graphql/http.ts";
+import { refuseUnstorableInput } from "./input-guard.ts";
+import { limitConnectionsPerAddress } from "./connection-limits.ts";
 import { webhookEndpointRoutes } from "./routes/webhook-endpoints.routes.ts";
 import { webhookDeliveryRoutes } from "./routes/webhook-deliveries.routes.ts";
 import { sessionRoutes } from "./routes/session.routes.ts";
@@ -51,6 +54,15 @@ export async function buildHttpServer(
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT,
+    // A client must send its headers within HTTP_HEADERS_TIMEOUT and its whole request within
+    // HTTP_REQUEST_TIMEOUT (Node answers 408 and closes); idle keep-alive connections close after
+    // HTTP_KEEP_ALIVE_TIMEOUT. Node checks the first two every connectionsCheckingInterval.
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: config.http.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, config.http.headersTimeoutMs),
+    },
     // Per-request access logs only at debug: metrics cover traffic, and logging every call costs throughput.
     logController: new LogController({ disableRequestLogging: !["debug", "trace"].includes(config.logLevel) }),
     // A caller's own request id is kept (for tracing across systems) when it looks like one.
@@ -70,11 +82,12 @@ export async function buildHttpServer(
       if (mapped.unexpected) request.log.error({ err: error }, "unexpected error");
       (reply as unknown as FastifyReply)
         .code(mapped.statusCode)
-        .headers({ "x-request-id": request.id, "content-language": language })
+        .headers({ "x-request-id": request.id, "content-language": language, ...mapped.headers })
         .send(mapped.body);
     },
   }).withTypeProvider<ZodTypeProvider>() as unknown as App;
 
+  limitConnectionsPerAddress(app.server, config.http.maxConnectionsPerAddress);
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(jsonSerializerCompiler);
   // Only JSON bodies are accepted: anything else is a 415, never a string that fails validation.
@@ -106,6 +119,7 @@ export async function buildHttpServer(
   app.setErrorHandler((error, request, reply) => {
     const mapped = mapErrorToHttp(error, request.language ?? "en", request.id);
     if (mapped.unexpected) request.log.error({ err: error }, "unexpected error");
+    if (mapped.outage) warnDatabaseUnavailable(logger, error);
     reply.code(mapped.statusCode).headers(mapped.headers ?? {}).send(mapped.body);
   });
   app.setNotFoundHandler((request, reply) => {
@@ -156,6 +170,7 @@ export async function buildHttpServer(
   // Before the body is parsed or validated (but after the rate limiter's onRequest hook): a caller without a
   // valid key gets 401, never validation details about a body we should not have read.
   app.addHook("preParsing", rejectUnauthenticated);
+  app.addHook("preValidation", refuseUnstorableInput((url) => url === GRAPHQL_PATH));
   await app.register(swaggerUi, {
     routePrefix: "/docs",
     uiConfig: { docExpansion: "list", deepLinking: true },

@@ -4,8 +4,10 @@ import { BUTTON_PAYLOAD } from "../domain/messaging/messaging-provider.ts";
 import type { DeliveryStatus } from "../domain/orders/order-state.ts";
 import { failureReasonFrom } from "../domain/orders/order-state.ts";
 import type { OrderService } from "../domain/orders/order.service.ts";
+import { isInt4, isStorableText, storableText } from "../domain/storable.ts";
 import type { ProviderEventKey, TransitionResult } from "../domain/orders/order.repository.ts";
 import type { ReminderService } from "../domain/confirmation/reminder.service.ts";
+import type { SentReminder } from "../domain/confirmation/order-task.repository.ts";
 
 /**
  * Meta's WhatsApp callbacks (SPEC §5.3): signature check, and the translation of `statuses[]` and button
@@ -56,6 +58,30 @@ const isObject = (value: unknown): value is Json => typeof value === "object" &&
 const objects = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isObject) : []);
 const text = (value: unknown): string | null => (typeof value === "string" && value.length > 0 ? value : null);
 
+/**
+ * Meta's ids (wamids run to about 60 characters) as we can store and look them up: at most 255 characters
+ * (the provider message id column), no NUL, no unpaired surrogate. Anything else cannot name one of our messages.
+ */
+const MAX_ID_LENGTH = 255;
+const idText = (value: unknown): string | null => {
+  const id = text(value);
+  return id !== null && id.length <= MAX_ID_LENGTH && isStorableText(id) ? id : null;
+};
+
+/** The provider's failure text, stored as far as it fits: no NUL or unpaired surrogate, at most this many characters. */
+export const MAX_FAILURE_REASON_LENGTH = 1000;
+const reasonText = (value: unknown): string | null => {
+  // Cleaned, cut, cleaned again: a cut through a surrogate pair leaves a half that storableText replaces.
+  const reason = storableText(storableText(text(value) ?? "").slice(0, MAX_FAILURE_REASON_LENGTH));
+  return reason || null;
+};
+
+/** Meta's error code as an int4 column holds it; a code out of range is dropped, the failure is kept. */
+function errorCodeOf(code: unknown): number | null {
+  const value = typeof code === "number" ? code : typeof code === "string" && /^-?\d{1,12}$/.test(code) ? Number(code) : null;
+  return value !== null && isInt4(value) ? value : null;
+}
+
 /** Every entry, change, status and message of a notification, in order (Meta may batch them). */
 export function callbackItems(body: unknown): CallbackItem[] {
   const items: CallbackItem[] = [];
@@ -72,7 +98,7 @@ export function callbackItems(body: unknown): CallbackItem[] {
 }
 
 function statusItem(status: Json): CallbackItem {
-  const wamid = text(status.id);
+  const wamid = idText(status.id);
   const value = text(status.status);
   if (!wamid || !value) return { kind: "ignored", reason: "status without id or status", id: wamid };
   // played, deleted, warning, and whatever comes next: accepted and ignored.
@@ -87,10 +113,9 @@ function statusItem(status: Json): CallbackItem {
   };
   if (value === "failed") {
     const errors = objects(status.errors);
-    const code = errors[0]?.code;
     item.failure = {
-      errorCode: typeof code === "number" && Number.isInteger(code) ? code : typeof code === "string" && /^\d+$/.test(code) ? Number(code) : null,
-      failureReason: failureReasonFrom(errors.map((error) => ({ message: text(error.message), title: text(error.title) }))),
+      errorCode: errorCodeOf(errors[0]?.code),
+      failureReason: failureReasonFrom(errors.map((error) => ({ message: reasonText(error.message), title: reasonText(error.title) }))),
     };
   }
   return item;
@@ -109,7 +134,7 @@ function reminderHintOf(data: unknown): number | null {
 }
 
 function messageItem(message: Json): CallbackItem {
-  const id = text(message.id);
+  const id = idText(message.id);
   const type = text(message.type);
   if (!id) return { kind: "ignored", reason: "message without id", id: null };
   const context = isObject(message.context) ? message.context : {};
@@ -130,7 +155,7 @@ function messageItem(message: Json): CallbackItem {
     key: `message:${id}`,
     messageId: id,
     payload: payload ? BUTTON_PAYLOAD.parse(payload) : null,
-    contextId: text(context.id),
+    contextId: idText(context.id),
     label,
   };
 }
@@ -173,9 +198,11 @@ export interface CallbackOutcome {
 }
 
 /**
- * Applies every item of a verified notification, one after the other (a batch may carry several statuses
- * of one message). A database error propagates: the caller answers 500 and Meta retries the whole
- * notification, whose already applied items are then duplicates.
+ * Applies every item of a verified notification in order. A notification may carry thousands of statuses: every
+ * wamid it names is resolved in one query, and each run of consecutive statuses is applied with set-based
+ * statements (OrderService.applyDeliveryReports), with the outcome each would have had one after the other.
+ * Taps are applied one by one. A database error propagates: the caller answers 503 and Meta retries the whole
+ * notification, whose already applied items are then duplicates. Ignored items are summed up in one log line.
  */
 export async function applyCallback(
   body: unknown,
@@ -183,18 +210,39 @@ export async function applyCallback(
   reminders: ReminderService,
   logger: CallbackLogger,
 ): Promise<CallbackOutcome[]> {
+  const items = callbackItems(body);
+  const wamids = items.flatMap((item) =>
+    item.kind === "status" ? [item.wamid] : item.kind === "tap" && item.contextId ? [item.contextId] : [],
+  );
+  const orderOf = await orders.orderIdsForProviderMessages(wamids);
+  // Messages that are not a first message may be reminders (one query for the rest).
+  const reminderOf = await reminders.findByProviderMessages(wamids.filter((wamid) => !orderOf.has(wamid)));
+  const messages: SentMessages = { orderOf, reminderOf };
   const outcomes: CallbackOutcome[] = [];
-  for (const item of callbackItems(body)) {
-    const outcome = await applyItem(item, orders, reminders);
-    outcomes.push(outcome);
-    if (outcome.outcome === "sending") continue; // reported below, after the other items were applied
-    const log = { ...outcome, ...(item.kind === "status" ? { status: item.status } : {}) };
-    if (outcome.outcome === "ignored" || outcome.outcome === "not_found") {
-      logger.info({ ...log, reason: item.kind === "ignored" ? item.reason : undefined }, "whatsapp callback ignored");
-    } else {
-      logger.debug(log, "whatsapp callback applied");
+  let statuses: StatusItem[] = [];
+  const applyStatuses = async () => {
+    if (statuses.length === 0) return;
+    outcomes.push(...(await applyStatusRun(statuses, orders, reminders, messages)));
+    statuses = [];
+  };
+  for (const item of items) {
+    if (item.kind === "status") {
+      statuses.push(item);
+      continue;
     }
+    await applyStatuses();
+    outcomes.push(await applyItem(item, orders, messages));
   }
+  await applyStatuses();
+
+  const skipped = outcomes.filter((outcome) => outcome.outcome === "ignored" || outcome.outcome === "not_found");
+  if (skipped.length) {
+    logger.info(
+      { items: outcomes.length, skipped: skipped.length, examples: skipped.slice(0, 3).map(({ item, id, outcome }) => ({ item, id, outcome })) },
+      "whatsapp callback ignored",
+    );
+  }
+  logger.debug({ items: outcomes.length, applied: outcomes.filter((outcome) => outcome.outcome === "applied").length }, "whatsapp callback applied");
   // A callback that overtook the recording of its own send: the rest of the batch is applied (and recorded,
   // so Meta's redelivery repeats only this), and the caller asks Meta to deliver it again.
   const ahead = outcomes.find((outcome) => outcome.outcome === "sending");
@@ -202,34 +250,67 @@ export async function applyCallback(
   return outcomes;
 }
 
-async function applyItem(item: CallbackItem, orders: OrderService, reminders: ReminderService): Promise<CallbackOutcome> {
+type StatusItem = Extract<CallbackItem, { kind: "status" }>;
+
+/** What the batch's wamids are: first messages (their orders) and reminders. */
+interface SentMessages {
+  orderOf: Map<string, string>;
+  reminderOf: Map<string, SentReminder>;
+}
+
+/**
+ * A run of statuses: the first messages' reports applied together (set-based), a reminder's status recorded on
+ * the reminder (it never moves the first message's delivery status, nor fails the order).
+ */
+async function applyStatusRun(
+  items: StatusItem[],
+  orders: OrderService,
+  reminders: ReminderService,
+  { orderOf, reminderOf }: SentMessages,
+): Promise<CallbackOutcome[]> {
+  const outcomes: (CallbackOutcome | null)[] = [];
+  const reports: { index: number; orderId: string; item: StatusItem }[] = [];
+  for (const [index, item] of items.entries()) {
+    const orderId = orderOf.get(item.wamid);
+    const reminder = orderId ? undefined : reminderOf.get(item.wamid);
+    if (reminder) {
+      const applied = await reminders.applyStatus(reminder, item.status, item.failure, { provider: PROVIDER, key: item.key });
+      outcomes.push({ item: item.kind, id: item.wamid, orderId: reminder.orderId, outcome: applied ? "applied" : "duplicate" });
+    } else if (!orderId && item.reminderHint !== null) {
+      // A reminder whose send result (its wamid) is not recorded yet: Meta delivers this again shortly.
+      const sending = item.orderHint !== null && (await reminders.isBeingSent(item.orderHint, item.reminderHint));
+      outcomes.push({ item: item.kind, id: item.wamid, orderId: item.orderHint, outcome: sending ? "sending" : "not_found" });
+    } else if (!orderId && !item.orderHint) {
+      outcomes.push({ item: item.kind, id: item.wamid, orderId: null, outcome: "not_found" });
+    } else {
+      reports.push({ index, orderId: orderId ?? item.orderHint!, item });
+      outcomes.push(null);
+    }
+  }
+  const results = await orders.applyDeliveryReports(
+    reports.map(({ item, orderId }) => ({
+      orderId,
+      status: item.status,
+      failure: item.failure,
+      providerEvent: { provider: PROVIDER, key: item.key },
+    })),
+  );
+  reports.forEach(({ index, orderId, item }, n) => {
+    outcomes[index] = { item: item.kind, id: item.wamid, orderId, outcome: results[n] };
+  });
+  return outcomes as CallbackOutcome[];
+}
+
+/** An inbound message: ignored, or a tap applied on its own (customers tap one at a time). */
+async function applyItem(item: Exclude<CallbackItem, StatusItem>, orders: OrderService, { orderOf, reminderOf }: SentMessages): Promise<CallbackOutcome> {
   const once = (key: string): ProviderEventKey => ({ provider: PROVIDER, key });
   switch (item.kind) {
     case "ignored":
       return { item: item.kind, id: item.id, orderId: null, outcome: "ignored" };
-    case "status": {
-      const known = await orders.orderIdForProviderMessage(item.wamid);
-      if (!known) {
-        // A reminder's status is recorded on the reminder: it never moves the first message's delivery
-        // status, nor fails the order.
-        const reminder = await reminders.findByProviderMessage(item.wamid);
-        if (reminder) {
-          const applied = await reminders.applyStatus(reminder, item.status, item.failure, once(item.key));
-          return { item: item.kind, id: item.wamid, orderId: reminder.orderId, outcome: applied ? "applied" : "duplicate" };
-        }
-        if (item.reminderHint !== null) {
-          // The reminder's send result (its wamid) is not recorded yet: Meta delivers this again shortly.
-          const sending = item.orderHint !== null && (await reminders.isBeingSent(item.orderHint, item.reminderHint));
-          return { item: item.kind, id: item.wamid, orderId: item.orderHint, outcome: sending ? "sending" : "not_found" };
-        }
-      }
-      const orderId = known ?? item.orderHint;
-      if (!orderId) return { item: item.kind, id: item.wamid, orderId: null, outcome: "not_found" };
-      const result = await orders.applyDeliveryStatus(orderId, item.status, item.failure, null, once(item.key));
-      return { item: item.kind, id: item.wamid, orderId, outcome: result.outcome };
-    }
     case "tap": {
-      const orderId = item.payload?.orderId ?? (item.contextId ? await orderOfMessage(item.contextId, orders, reminders) : null);
+      // The answered message: the first message or one of its reminders (same buttons, same order).
+      const answered = item.contextId ? (orderOf.get(item.contextId) ?? reminderOf.get(item.contextId)?.orderId ?? null) : null;
+      const orderId = item.payload?.orderId ?? answered;
       const action = item.payload?.action ?? actionOfLabel(item.label);
       if (!orderId || !action) return { item: item.kind, id: item.messageId, orderId, outcome: "not_found" };
       // No scope: a tap on an order that is no longer pending is ignored ("rejected" changes nothing).
@@ -237,9 +318,4 @@ async function applyItem(item: CallbackItem, orders: OrderService, reminders: Re
       return { item: item.kind, id: item.messageId, orderId, outcome: result.outcome };
     }
   }
-}
-
-/** The order a message we sent belongs to: the first message, or one of its reminders. */
-async function orderOfMessage(wamid: string, orders: OrderService, reminders: ReminderService): Promise<string | null> {
-  return (await orders.orderIdForProviderMessage(wamid)) ?? (await reminders.findByProviderMessage(wamid))?.orderId ?? null;
 }

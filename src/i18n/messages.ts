@@ -95,6 +95,10 @@ const catalog: Record<string, Record<Language, Template>> = {
     en: (p) => `An unexpected error occurred; quote request id ${p.requestId} when reporting it`,
     ar: (p) => `حدث خطأ غير متوقع؛ اذكر رقم الطلب ${p.requestId} عند الإبلاغ عنه`,
   },
+  "error.SERVICE_UNAVAILABLE": {
+    en: (p) => `The service is temporarily unavailable; retry in ${p.seconds} seconds`,
+    ar: (p) => `الخدمة غير متاحة مؤقتًا؛ أعد المحاولة بعد ${p.seconds} ثوانٍ`,
+  },
   "error.WEBSOCKET_SUBSCRIPTIONS_ONLY": {
     en: "Only subscriptions are served over the websocket; send queries and mutations with HTTP POST /graphql",
     ar: "يقدّم اتصال websocket الاشتراكات فقط؛ أرسل الاستعلامات والتعديلات عبر HTTP POST /graphql",
@@ -167,6 +171,18 @@ const catalog: Record<string, Record<Language, Template>> = {
   "field.webhook_url.private_address": {
     en: "must not point to a loopback, private, link-local or internal address",
     ar: "يجب ألا يشير إلى عنوان محلي أو خاص أو داخلي",
+  },
+  "field.text.nul": {
+    en: "must not contain the NUL character (\\u0000)",
+    ar: "يجب ألا يحتوي على المحرف NUL (\\u0000)",
+  },
+  "field.text.surrogate": {
+    en: "must be valid Unicode text (it contains an unpaired surrogate)",
+    ar: "يجب أن يكون نص Unicode صالحًا (يحتوي على بديل غير مقترن)",
+  },
+  "field.datetime.range": {
+    en: "must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z",
+    ar: "يجب أن يكون بين 0001-01-01T00:00:00Z و9999-12-31T23:59:59.999Z",
   },
   "field.json": { en: "must be a valid JSON object", ar: "يجب أن يكون كائن JSON صالحًا" },
   "field.invalid": { en: "is invalid", ar: "قيمة غير صالحة" },

@@ -23,6 +23,8 @@ export interface WebhookDispatcherOptions {
   retryScheduleMs: readonly number[];
   timeoutMs: number;
   allowPrivateUrls: boolean;
+  /** WEBHOOK_DNS_SERVERS (null: the system's). */
+  dnsServers?: readonly string[] | null;
   /** Attempts in flight in this instance, all endpoints together. */
   maxInFlight?: number;
   /**
@@ -88,6 +90,7 @@ export class WebhookDispatcher {
       // endpoint holds its 4 slots for WEBHOOK_TIMEOUT_MS) without starving the healthy ones.
       maxInFlight: 256,
       maxInFlightPerEndpoint: 4,
+      dnsServers: null,
       pollIntervalMs: 1_000,
       stopGraceMs: 3_000,
       ...options,
@@ -220,7 +223,7 @@ export class WebhookDispatcher {
     try {
       result = await this.send(
         { url: claim.url, body: claim.body, headers },
-        { timeoutMs: this.options.timeoutMs, allowPrivateUrls: this.options.allowPrivateUrls },
+        { timeoutMs: this.options.timeoutMs, allowPrivateUrls: this.options.allowPrivateUrls, dnsServers: this.options.dnsServers },
         this.abort.signal,
       );
     } catch (error) {

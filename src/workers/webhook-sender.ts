@@ -22,6 +22,8 @@ export interface SenderOptions {
   /** The whole attempt: connect, send, and the response's status line and headers. */
   timeoutMs: number;
   allowPrivateUrls: boolean;
+  /** WEBHOOK_DNS_SERVERS: who resolves the endpoint's host (the system's servers when null). */
+  dnsServers?: readonly string[] | null;
 }
 
 /** Thrown when `signal` aborts the attempt (shutdown): nothing is known about its outcome. */
@@ -88,7 +90,7 @@ export function postWebhook(target: WebhookRequest, options: SenderOptions, sign
         method: "POST",
         agent: false,
         headers: { ...target.headers, "content-length": String(body.length) },
-        lookup: guardedLookup({ allowPrivate: options.allowPrivateUrls }),
+        lookup: guardedLookup({ allowPrivate: options.allowPrivateUrls, dnsServers: options.dnsServers }),
       },
       (res) => {
         const statusCode = res.statusCode ?? 0;

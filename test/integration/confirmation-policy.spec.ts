@@ -283,6 +283,22 @@ describe("reminders (live mode, WhatsApp Cloud API)", () => {
     expect(early.status).toBe(503);
   });
 
+  it("a failure report of the first message waits (503) while a reminder is at the provider, then fails the order", async () => {
+    const phone = uniquePhone();
+    fake.forRecipient(`+${phone}`, reply.success(), reply.delay(800));
+    const created = (await shop.live.post("/api/v1/orders", orderInput({ customerPhone: phone }))).body;
+    const wamid = fake.requestsTo(`+${phone}`)[0].response.messages[0].id;
+    await eventually(async () => fake.requestsTo(`+${phone}`), (requests) => requests.length >= 2, 10_000);
+    const failed = statusCallback(wamid, "failed", { orderId: created.id });
+    expect((await sendCallback(server.baseUrl, failed)).status).toBe(503);
+    expect((await shop.live.get(`/api/v1/orders/${created.id}`)).body.status).toBe("pending");
+    await eventually(() => timeline(shop.live, created.id), (steps) => steps.some((step) => step.kind === "reminder_sent"), 10_000);
+    expect((await sendCallback(server.baseUrl, failed)).status).toBe(200);
+    expect((await shop.live.get(`/api/v1/orders/${created.id}`)).body).toMatchObject({ status: "failed", errorCode: 131026 });
+    const kinds = (await timeline(shop.live, created.id)).map((step) => step.kind);
+    expect(kinds.slice(-2)).toEqual(["reminder_sent", "failed"]);
+  });
+
   it("no reminder after the first message failed", async () => {
     const phone = uniquePhone();
     const created = (await shop.live.post("/api/v1/orders", orderInput({ customerPhone: phone }))).body;

@@ -1,24 +1,15 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestServer, type TestMerchant, type TestServer } from "../support/server.ts";
 import { orderInput } from "../support/fixtures.ts";
+import { CHROMIUM_ARGS, findChromium } from "../support/chromium.ts";
 
 /**
- * SPEC §5.4, the /simulator page in a real headless Chromium (Debian's `chromium`, driven by playwright-core;
- * no browser is ever downloaded). A missing /usr/bin/chromium fails this file: CI installs it (.ci/run).
+ * SPEC §5.4, the /simulator page in a real headless Chromium driven by playwright-core. The browser is found by
+ * test/support/chromium.ts (npm test installs one first when there is none); without one this file fails,
+ * it is never skipped.
  */
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 vi.setConfig({ testTimeout: 60_000 });
 // The page.evaluate callbacks run in the browser; this project's types have no DOM lib, hence `globalThis as any`.
@@ -30,15 +21,13 @@ let page: Page;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: the /simulator page tests need Debian's Chromium ` +
-        "(apt-get update && apt-get install -y chromium; .ci/run installs it).",
-    );
+  const executablePath = findChromium();
+  if (!executablePath) {
+    throw new Error("No Chromium for the /simulator page tests: run them with npm test (which installs one) or set CHROMIUM_PATH.");
   }
   server = await startTestServer({ CONFIRMATION_MIN_DELAY: "1s" });
   shop = await server.merchant("Browser Shop");
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.setDefaultTimeout(10_000);
   page.on("pageerror", (error) => pageErrors.push(String(error)));

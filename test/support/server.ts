@@ -27,7 +27,8 @@ export interface TestMerchant {
 /** Boots the real service (own database, real HTTP on a random loopback port). */
 export async function startTestServer(
   env: Record<string, string> = {},
-  options: Partial<Omit<CreateAppOptions, "logger">> = {},
+  /** A `logger` here replaces the silent default (tests that read the log pass their own). */
+  options: Partial<CreateAppOptions> = {},
 ): Promise<TestServer> {
   const database = await createTestDatabase();
   const config = loadConfig({ HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent", ...env });

@@ -14,7 +14,15 @@ function configError(env: Record<string, string>): ConfigError {
 describe("loadConfig defaults (SPEC §1)", () => {
   it("gives a working configuration with nothing set", () => {
     const config = loadConfig({});
-    expect(config.http).toEqual({ port: 3000, host: "0.0.0.0", trustProxy: false });
+    expect(config.http).toEqual({
+      port: 3000,
+      host: "0.0.0.0",
+      trustProxy: false,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 72_000,
+      maxConnectionsPerAddress: 256,
+    });
     expect(config.database).toEqual({ kind: "embedded", dataDir: "./data" });
     expect(config.dataDir).toBe("./data");
     expect(config.redisUrl).toBeNull();
@@ -34,6 +42,7 @@ describe("loadConfig defaults (SPEC §1)", () => {
       retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
       timeoutMs: 15_000,
       allowPrivateUrls: false,
+      dnsServers: null,
     });
     expect(config.rateLimit).toEqual({ max: 1200, windowMs: 60_000 });
     expect(config.logLevel).toBe("info");
@@ -54,6 +63,10 @@ describe("loadConfig defaults (SPEC §1)", () => {
       PORT: "8080",
       HOST: "127.0.0.1",
       TRUST_PROXY: "true",
+      HTTP_HEADERS_TIMEOUT: "5s",
+      HTTP_REQUEST_TIMEOUT: "1 minute",
+      HTTP_KEEP_ALIVE_TIMEOUT: "65s",
+      HTTP_MAX_CONNECTIONS_PER_ADDRESS: "0",
       DATA_DIR: "/var/lib/ocs",
       REDIS_URL: "redis://localhost:6379",
       WHATSAPP_API_URL: "http://127.0.0.1:9999/v26.0/",
@@ -69,12 +82,21 @@ describe("loadConfig defaults (SPEC §1)", () => {
       WEBHOOK_RETRY_SCHEDULE: "1s,2s",
       WEBHOOK_TIMEOUT_MS: "3000",
       WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+      WEBHOOK_DNS_SERVERS: "9.9.9.9",
       RATE_LIMIT_MAX: "10",
       RATE_LIMIT_WINDOW: "30s",
       LOG_LEVEL: "debug",
     });
     expect(config.production).toBe(true);
-    expect(config.http).toEqual({ port: 8080, host: "127.0.0.1", trustProxy: true });
+    expect(config.http).toEqual({
+      port: 8080,
+      host: "127.0.0.1",
+      trustProxy: true,
+      headersTimeoutMs: 5_000,
+      requestTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 65_000,
+      maxConnectionsPerAddress: 0,
+    });
     expect(config.database).toEqual({ kind: "embedded", dataDir: "/var/lib/ocs" });
     expect(config.redisUrl).toBe("redis://localhost:6379");
     expect(config.whatsapp).toEqual({
@@ -89,9 +111,35 @@ describe("loadConfig defaults (SPEC §1)", () => {
       maxSendsPerSecond: 20,
     });
     expect(config.confirmation).toEqual({ minDelayMs: 2000 });
-    expect(config.webhooks).toEqual({ retryScheduleMs: [1000, 2000], timeoutMs: 3000, allowPrivateUrls: true });
+    expect(config.webhooks).toEqual({ retryScheduleMs: [1000, 2000], timeoutMs: 3000, allowPrivateUrls: true, dnsServers: ["9.9.9.9"] });
     expect(config.rateLimit).toEqual({ max: 10, windowMs: 30_000 });
     expect(config.logLevel).toBe("debug");
+  });
+});
+
+describe("WEBHOOK_DNS_SERVERS", () => {
+  it("defaults to the system's servers (null)", () => {
+    expect(loadConfig({}).webhooks.dnsServers).toBeNull();
+  });
+
+  it("takes addresses with optional ports, IPv6 in brackets when it has one", () => {
+    expect(loadConfig({ WEBHOOK_DNS_SERVERS: "1.1.1.1, 127.0.0.1:5353,[2606:4700::1111]:53,::1" }).webhooks.dnsServers).toEqual([
+      "1.1.1.1",
+      "127.0.0.1:5353",
+      "[2606:4700::1111]:53",
+      "::1",
+    ]);
+  });
+
+  it.each(["dns.example.com", "1.1.1.1:99999", "300.1.1.1", ",", "[1.1.1.1]:53"])("refuses %s", (value) => {
+    expect(configError({ WEBHOOK_DNS_SERVERS: value }).problems).toEqual([expect.stringMatching(/^WEBHOOK_DNS_SERVERS: /)]);
+  });
+});
+
+describe("HTTP timeouts", () => {
+  it("refuses a headers timeout longer than the request timeout", () => {
+    const error = configError({ HTTP_HEADERS_TIMEOUT: "40s", HTTP_REQUEST_TIMEOUT: "30s" });
+    expect(error.problems).toEqual([expect.stringMatching(/^HTTP_HEADERS_TIMEOUT: /)]);
   });
 });
 

@@ -236,6 +236,16 @@ export class OrderTaskRepository {
     return rows[0] ? { taskId: rows[0].id, orderId: rows[0].order_id, position: rows[0].position } : null;
   }
 
+  /** The sent reminders among `providerMessageIds`, keyed by message id (one query). */
+  async findSentReminders(providerMessageIds: string[]): Promise<Map<string, SentReminder>> {
+    if (providerMessageIds.length === 0) return new Map();
+    const { rows } = await this.pool.query<{ id: string; order_id: string; position: number; provider_message_id: string }>(
+      `SELECT id, order_id, position, provider_message_id FROM order_tasks WHERE provider_message_id = ANY($1::text[])`,
+      [[...new Set(providerMessageIds)]],
+    );
+    return new Map(rows.map((row) => [row.provider_message_id, { taskId: row.id, orderId: row.order_id, position: row.position }]));
+  }
+
   /** Whether reminder `position` of the order is being sent right now (its result not recorded yet). */
   async isSending(orderId: string, position: number): Promise<boolean> {
     const { rows } = await this.pool.query(

@@ -13,6 +13,11 @@ export class ReminderService {
     return providerMessageId ? this.tasks.findSentReminder(providerMessageId) : Promise.resolve(null);
   }
 
+  /** The sent reminders among many provider message ids (a callback batch), in one query. */
+  findByProviderMessages(providerMessageIds: string[]): Promise<Map<string, SentReminder>> {
+    return this.tasks.findSentReminders(providerMessageIds.filter(Boolean));
+  }
+
   /** Whether reminder `position` of the order is being sent, its result (and message id) not yet recorded. */
   isBeingSent(orderId: string, position: number): Promise<boolean> {
     return this.tasks.isSending(orderId, position);

@@ -1,4 +1,5 @@
 import { isUuid } from "../ids.ts";
+import { isStorableInstant } from "../storable.ts";
 
 /**
  * Opaque keyset cursor: the (createdAt, id) of the last row of a page. Pages stay stable while new
@@ -18,6 +19,7 @@ export function decodeCursor(text: string): OrderCursor | null {
   const [iso, id, extra] = Buffer.from(text, "base64url").toString("utf8").split("|");
   if (extra !== undefined || !id || !isUuid(id)) return null;
   const createdAt = new Date(iso);
-  if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== iso) return null;
+  // Only instants PostgreSQL can compare with (a forged cursor may carry year -1 or +275760).
+  if (!isStorableInstant(createdAt) || createdAt.toISOString() !== iso) return null;
   return { createdAt, id };
 }

@@ -2,7 +2,8 @@ import type pg from "pg";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client.ts";
 import { newId } from "../ids.ts";
 import { EMPTY_POLICY, type ConfirmationPolicy, type PlannedTask } from "../confirmation/confirmation-policy.ts";
-import type { Decision, OrderEventName, OrderState, StateChange } from "./order-state.ts";
+import type { Decision, DeliveryStatus, OrderEventName, OrderState, StateChange } from "./order-state.ts";
+import { decideDeliveryStatus } from "./order-state.ts";
 import type { Actor, TimelineEntry, Via } from "./order-timeline.ts";
 import type { CreateOrderInput, OrderFilter } from "./order.schemas.ts";
 import { eventEnvelope, toOrderView, type OrderEventEnvelope, type OrderRecord, type OrderView } from "./order.view.ts";
@@ -374,6 +375,150 @@ export class OrderRepository {
     }, TX_OPTIONS);
   }
 
+  /** The orders of many provider message ids at once (a callback batch names thousands): one query. */
+  async findIdsByProviderMessageIds(providerMessageIds: string[]): Promise<Map<string, string>> {
+    if (providerMessageIds.length === 0) return new Map();
+    const { rows } = await this.pool.query<{ id: string; provider_message_id: string }>(
+      "SELECT id, provider_message_id FROM orders WHERE provider_message_id = ANY($1::text[]) AND send_state <> 'sending'",
+      [[...new Set(providerMessageIds)]],
+    );
+    return new Map(rows.map((row) => [row.provider_message_id, row.id]));
+  }
+
+  /**
+   * Many delivery reports in one transaction with set-based statements (a Meta notification may carry
+   * thousands): the orders are locked together, the provider event keys claimed in one insert, each order's
+   * reports folded through `decideDeliveryStatus` in their order, the changed orders updated in one statement
+   * and their events written in one insert. The outcome of each report is what `transition()` would have
+   * answered for it, applied one after the other.
+   */
+  async applyDeliveryReports(reports: readonly DeliveryReport[], now: Date): Promise<{ outcomes: DeliveryReportOutcome[]; events: StoredEvent[] }> {
+    if (reports.length === 0) return { outcomes: [], events: [] };
+    return this.prisma.$transaction(async (tx) => {
+      const orderIds = [...new Set(reports.map((report) => report.orderId))].sort();
+      const locked = await tx.$queryRaw<LockedOrder[]>`
+        SELECT id::text AS id, send_state::text AS send_state, status::text AS status,
+          customer_action::text AS customer_action, delivery_status::text AS delivery_status
+        FROM orders WHERE id = ANY(${orderIds}::uuid[]) ORDER BY id FOR UPDATE`;
+      const states = new Map(locked.map((row) => [row.id, row]));
+      // A statement of its own, after the locks (see transition()): a failure report must not end `pending` while
+      // a reminder of the order is at the provider; it is answered "sending" (unclaimed), so Meta delivers it again.
+      const busy = new Set(
+        (
+          await tx.$queryRaw<{ order_id: string }[]>`
+            SELECT DISTINCT order_id::text AS order_id FROM order_tasks
+            WHERE order_id = ANY(${orderIds}::uuid[]) AND state = 'sending' AND lease_until > now()`
+        ).map((row) => row.order_id),
+      );
+
+      const outcomes: DeliveryReportOutcome[] = reports.map((report) => {
+        const row = states.get(report.orderId);
+        if (!row) return "not_found";
+        const endsPending = report.status === "failed" && row.status === "pending";
+        return row.send_state === "sending" || (endsPending && busy.has(report.orderId)) ? "sending" : "duplicate";
+      });
+      // The first copy of a key in the batch claims it; later copies are duplicates, as they would be in turn.
+      const seen = new Set<string>();
+      const claimable: number[] = [];
+      reports.forEach((report, index) => {
+        const id = `${report.providerEvent.provider}\u0000${report.providerEvent.key}`;
+        if (outcomes[index] !== "duplicate" || seen.has(id)) return;
+        seen.add(id);
+        claimable.push(index);
+      });
+      const claimedRows = claimable.length
+        ? await tx.$queryRaw<{ provider: string; key: string }[]>`
+            INSERT INTO provider_events (provider, key, order_id, created_at)
+            SELECT provider, key, order_id, ${now}
+            FROM unnest(${claimable.map((index) => reports[index].providerEvent.provider)}::text[],
+              ${claimable.map((index) => reports[index].providerEvent.key)}::text[],
+              ${claimable.map((index) => reports[index].orderId)}::uuid[]) AS claim(provider, key, order_id)
+            ON CONFLICT DO NOTHING
+            RETURNING provider, key`
+        : [];
+      const claimed = new Set(claimedRows.map((row) => `${row.provider}\u0000${row.key}`));
+
+      // Each order's claimed reports, folded in the batch's order; each applied one is a timeline step.
+      const steps: { orderId: string; kind: string; detail: object | null }[] = [];
+      const changes = new Map<string, { state: OrderState; change: StateChange; event: OrderEventName | null }>();
+      for (const index of claimable) {
+        const report = reports[index];
+        if (!claimed.has(`${report.providerEvent.provider}\u0000${report.providerEvent.key}`)) continue;
+        const row = states.get(report.orderId)!;
+        const current = changes.get(report.orderId) ?? { state: lockedState(row), change: {}, event: null };
+        const decision = decideDeliveryStatus(current.state, report.status, report.failure);
+        if (decision.kind !== "apply") {
+          outcomes[index] = decision.kind;
+          continue;
+        }
+        outcomes[index] = "applied";
+        steps.push({ orderId: report.orderId, kind: decision.step, detail: decision.change.failure ?? null });
+        current.state = { ...current.state, ...stateOf(decision.change) };
+        current.change = { ...current.change, ...decision.change };
+        // Delivery reports raise at most one event per order (order.failed, from pending only).
+        current.event ??= decision.event;
+        changes.set(report.orderId, current);
+      }
+      const changed = [...changes].filter(([, entry]) => Object.keys(entry.change).length > 0);
+      if (changed.length) {
+        const failure = (entry: (typeof changed)[number][1]) => entry.change.failure;
+        await tx.$executeRaw`
+          UPDATE orders AS o SET
+            status = c.status::"OrderStatus",
+            customer_action = c.customer_action::"CustomerAction",
+            delivery_status = c.delivery_status::"DeliveryStatus",
+            error_code = CASE WHEN c.has_failure THEN c.error_code ELSE o.error_code END,
+            failure_reason = CASE WHEN c.has_failure THEN c.failure_reason ELSE o.failure_reason END,
+            updated_at = ${now}
+          FROM unnest(${changed.map(([id]) => id)}::uuid[], ${changed.map(([, entry]) => entry.state.status)}::text[],
+            ${changed.map(([, entry]) => entry.state.customerAction)}::text[],
+            ${changed.map(([, entry]) => entry.state.deliveryStatus)}::text[], ${changed.map(([, entry]) => Boolean(failure(entry)))}::boolean[],
+            ${changed.map(([, entry]) => failure(entry)?.errorCode ?? null)}::int[],
+            ${changed.map(([, entry]) => failure(entry)?.failureReason ?? null)}::text[])
+            AS c(id, status, customer_action, delivery_status, has_failure, error_code, failure_reason)
+          WHERE o.id = c.id`;
+      }
+      if (steps.length) {
+        await tx.$executeRaw`
+          INSERT INTO order_timeline (order_id, at, kind, source, detail)
+          SELECT step.order_id, ${now}, step.kind, 'provider', step.detail
+          FROM unnest(${steps.map((step) => step.orderId)}::uuid[], ${steps.map((step) => step.kind)}::text[],
+            ${steps.map((step) => (step.detail ? JSON.stringify(step.detail) : null))}::jsonb[]) WITH ORDINALITY
+            AS step(order_id, kind, detail, n)
+          ORDER BY step.n`;
+      }
+      // Orders that left `pending` (failed): what was still scheduled for them will never be due.
+      const ended = changed.filter(([, entry]) => entry.change.status).map(([id]) => id);
+      if (ended.length) {
+        await tx.$executeRaw`
+          UPDATE order_tasks SET state = 'canceled', lease_until = NULL, finished_at = ${now}
+          WHERE order_id = ANY(${ended}::uuid[]) AND state IN ('scheduled', 'claimed')`;
+      }
+      const withEvents = changed.filter(([, entry]) => entry.event !== null);
+      const events: StoredEvent[] = [];
+      if (withEvents.length) {
+        const records = await tx.order.findMany({ where: { id: { in: withEvents.map(([id]) => id) } }, include: withItems });
+        const byId = new Map(records.map((record) => [record.id, record]));
+        for (const [id, entry] of withEvents) {
+          const record = byId.get(id)!;
+          const envelope = eventEnvelope(entry.event!, now, toOrderView(record));
+          events.push({ id: newId(), merchantId: record.merchantId, mode: record.mode, orderId: id, envelope });
+        }
+        await tx.orderEvent.createMany({
+          data: events.map((event) => ({
+            id: event.id,
+            merchantId: event.merchantId,
+            orderId: event.orderId,
+            type: event.envelope.event,
+            payload: event.envelope as unknown as Prisma.InputJsonValue,
+            createdAt: now,
+          })),
+        });
+      }
+      return { outcomes, events };
+    }, TX_OPTIONS);
+  }
+
   async eventsOf(orderId: string): Promise<StoredEvent[]> {
     const rows = await this.prisma.orderEvent.findMany({
       where: { orderId },
@@ -416,6 +561,41 @@ function timelineColumns(steps: Omit<TimelineEntry, "at">[]): [string[], string[
     steps.map((step) => step.source),
     steps.map((step) => (step.detail ? JSON.stringify(step.detail) : null)),
   ];
+}
+
+/** One delivery report of a batch (see applyDeliveryReports): its order is already resolved. */
+export interface DeliveryReport {
+  orderId: string;
+  status: DeliveryStatus;
+  failure?: { errorCode: number | null; failureReason: string };
+  providerEvent: ProviderEventKey;
+}
+
+export type DeliveryReportOutcome = "applied" | "unchanged" | "rejected" | "duplicate" | "not_found" | "sending";
+
+interface LockedOrder {
+  id: string;
+  send_state: string;
+  status: string;
+  customer_action: string | null;
+  delivery_status: string | null;
+}
+
+function lockedState(row: LockedOrder): OrderState {
+  return {
+    status: row.status as OrderState["status"],
+    customerAction: row.customer_action as OrderState["customerAction"],
+    deliveryStatus: row.delivery_status as OrderState["deliveryStatus"],
+  };
+}
+
+/** The state fields a change sets (its failure details are not state). */
+function stateOf(change: StateChange): Partial<OrderState> {
+  const state: Partial<OrderState> = {};
+  if (change.status) state.status = change.status;
+  if (change.customerAction) state.customerAction = change.customerAction;
+  if (change.deliveryStatus) state.deliveryStatus = change.deliveryStatus;
+  return state;
 }
 
 /** The list's conditions without its cursor: the caller's visible orders matching `filter`. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isStorableInstant } from "../storable.ts";
 import { decodeCursor } from "./order-cursor.ts";
 
 /**
@@ -109,6 +110,9 @@ export interface OrderFilter {
   createdTo?: Date;
 }
 
+/** A status filter names each status at most a few times; longer lists are refused, not sent to the database. */
+export const MAX_STATUS_FILTER_ENTRIES = 20;
+
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
@@ -116,7 +120,10 @@ export const MAX_PAGE_SIZE = 100;
  * ISO 8601 date-time with a time-zone offset: REST's createdFrom/createdTo and GraphQL's DateTime scalar
  * accept exactly these.
  */
-export const isoDateTime = z.iso.datetime({ offset: true, error: "i18n:format.datetime" });
+export const isoDateTime = z.iso
+  .datetime({ offset: true, error: "i18n:format.datetime", abort: true })
+  // Years 0000 and, with an offset, instants just outside 0001–9999 parse but PostgreSQL cannot store them.
+  .refine((text) => isStorableInstant(new Date(text)), { error: "i18n:datetime.range" });
 
 export function isIsoDateTime(value: unknown): value is string {
   return typeof value === "string" && isoDateTime.safeParse(value).success;

@@ -21,7 +21,14 @@ import {
   type OrderState,
 } from "./order-state.ts";
 import { customerActor, merchantActor, providerActor, SCHEDULER, type Actor, type TimelineEntry, type Via } from "./order-timeline.ts";
-import type { MerchantScope, OrderRepository, ProviderEventKey, TransitionResult } from "./order.repository.ts";
+import type {
+  DeliveryReport,
+  DeliveryReportOutcome,
+  MerchantScope,
+  OrderRepository,
+  ProviderEventKey,
+  TransitionResult,
+} from "./order.repository.ts";
 import type { CreateOrderInput, OrderFilter } from "./order.schemas.ts";
 import { keysetPage, readPageRequest, type PageRequest } from "./order-page.ts";
 import { toOrderView, type OrderView } from "./order.view.ts";
@@ -47,6 +54,9 @@ export interface OrderObserver {
 export interface ProviderRouter {
   forMode(mode: MerchantScope["mode"]): MessagingProvider;
 }
+
+/** Bounds one transaction's locks and statement sizes when a callback carries thousands of reports. */
+const DELIVERY_REPORTS_PER_TRANSACTION = 1_000;
 
 /**
  * Every business rule about orders, called alike by REST, GraphQL, the simulator and provider callbacks.
@@ -192,6 +202,28 @@ export class OrderService {
   ): Promise<TransitionResult> {
     const actor = scope ? { source: "provider" as const, detail: { via: "simulator" } } : providerActor();
     return this.transition(orderId, scope, (state) => decideDeliveryStatus(state, status, failure), actor, providerEvent);
+  }
+
+  /**
+   * Many delivery reports (a provider's batched callback) applied with set-based statements, a chunk per
+   * transaction; each report's outcome is what applyDeliveryStatus would have answered in turn.
+   */
+  async applyDeliveryReports(reports: readonly DeliveryReport[]): Promise<DeliveryReportOutcome[]> {
+    const outcomes: DeliveryReportOutcome[] = [];
+    for (let start = 0; start < reports.length; start += DELIVERY_REPORTS_PER_TRANSACTION) {
+      const chunk = reports.slice(start, start + DELIVERY_REPORTS_PER_TRANSACTION);
+      const valid = chunk.filter((report) => isUuid(report.orderId)).map((report) => ({ ...report, orderId: report.orderId.toLowerCase() }));
+      const applied = await this.orders.applyDeliveryReports(valid, this.clock());
+      for (const event of applied.events) this.bus.publish(event);
+      let next = 0;
+      for (const report of chunk) outcomes.push(isUuid(report.orderId) ? applied.outcomes[next++] : "not_found");
+    }
+    return outcomes;
+  }
+
+  /** The orders of many provider message ids, in one query. */
+  async orderIdsForProviderMessages(providerMessageIds: string[]): Promise<Map<string, string>> {
+    return this.orders.findIdsByProviderMessageIds(providerMessageIds.filter(Boolean));
   }
 
   /** The order a provider's message id belongs to (callbacks name the message they report on). */

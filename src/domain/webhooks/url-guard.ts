@@ -14,6 +14,11 @@ import ipaddr from "ipaddr.js";
 
 export interface UrlGuardOptions {
   allowPrivate: boolean;
+  /**
+   * The DNS servers that resolve merchants' hosts (`ip` or `ip:port`, WEBHOOK_DNS_SERVERS); the system's
+   * (/etc/resolv.conf) when absent or empty.
+   */
+  dnsServers?: readonly string[] | null;
 }
 
 export type UrlProblem =
@@ -69,7 +74,7 @@ export async function checkWebhookUrl(raw: string, options: UrlGuardOptions): Pr
   if (isInternalName(host)) return "private_address";
   let timer: NodeJS.Timeout | undefined;
   const slow = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), SAVE_TIME_LOOKUP_MS)));
-  const lookup = publicDnsLookup(host, undefined)
+  const lookup = publicDnsLookup(host, undefined, options.dnsServers)
     .then((addresses) => (addresses.some((entry) => isBlockedAddress(entry.address)) ? ("private_address" as const) : null))
     .catch(() => null);
   return Promise.race([lookup, slow]).finally(() => clearTimeout(timer));
@@ -103,7 +108,9 @@ export function blockedLiteralHost(url: URL, options: UrlGuardOptions): BlockedA
  * IP-literal hosts never reach it: check them with `blockedLiteralHost` first.
  */
 export function guardedLookup(options: UrlGuardOptions): LookupFunction {
-  const resolve = options.allowPrivate ? systemLookup : publicDnsLookup;
+  const resolve = options.allowPrivate
+    ? systemLookup
+    : (hostname: string, family: Family) => publicDnsLookup(hostname, family, options.dnsServers);
   return (hostname, lookupOptions, callback) => {
     if (!options.allowPrivate && isInternalName(hostname)) {
       return callback(new BlockedAddressError(hostname, hostname), "", 0);
@@ -135,9 +142,22 @@ async function systemLookup(hostname: string, family: Family): Promise<LookupAdd
  * all other lookups, file and crypto work). /etc/hosts is not consulted: only the public DNS decides where a
  * merchant's URL leads.
  */
-const publicResolver = new dns.Resolver({ timeout: 2_000, tries: 2 });
+const resolvers = new Map<string, dns.Resolver>();
 
-async function publicDnsLookup(hostname: string, family: Family): Promise<LookupAddress[]> {
+/** One resolver per server list (the system's when empty), made once. */
+function resolverFor(servers: readonly string[] | null | undefined): dns.Resolver {
+  const key = servers?.join(",") ?? "";
+  let resolver = resolvers.get(key);
+  if (!resolver) {
+    resolver = new dns.Resolver({ timeout: 2_000, tries: 2 });
+    if (servers?.length) resolver.setServers([...servers]);
+    resolvers.set(key, resolver);
+  }
+  return resolver;
+}
+
+async function publicDnsLookup(hostname: string, family: Family, servers?: readonly string[] | null): Promise<LookupAddress[]> {
+  const publicResolver = resolverFor(servers);
   const none = Promise.resolve<string[]>([]);
   const [v4, v6] = await Promise.allSettled([
     family === 6 || family === "IPv6" ? none : publicResolver.resolve4(hostname),

@@ -29,6 +29,8 @@ export type WebhookEndpointWithSecret = WebhookEndpointView & { secret: string }
 
 export interface WebhookEndpointServiceOptions {
   allowPrivateUrls: boolean;
+  /** WEBHOOK_DNS_SERVERS (null: the system's). */
+  dnsServers?: readonly string[] | null;
   clock?: () => Date;
 }
 
@@ -103,7 +105,7 @@ export class WebhookEndpointService {
   }
 
   private async assertDeliverableUrl(url: string): Promise<void> {
-    const problem = await checkWebhookUrl(url, { allowPrivate: this.options.allowPrivateUrls });
+    const problem = await checkWebhookUrl(url, { allowPrivate: this.options.allowPrivateUrls, dnsServers: this.options.dnsServers });
     if (!problem) return;
     const key = problem === "format" ? "field.format.webhook_url" : `field.webhook_url.${problem}`;
     throw new ValidationError([{ field: "url", key }]);

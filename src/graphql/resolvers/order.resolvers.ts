@@ -6,6 +6,7 @@ import { encodeCursor } from "../../domain/orders/order-cursor.ts";
 import { IDEMPOTENCY_KEY_FORMAT } from "../../domain/idempotency/idempotency.service.ts";
 import {
   createOrderInput,
+  MAX_STATUS_FILTER_ENTRIES,
   orderListFilter,
   pageCursor,
   pageLimit,
@@ -122,7 +123,7 @@ export function orderResolvers(services: AppServices) {
 const pageArgumentsSchema = z.object({
   first: pageLimit,
   after: pageCursor.optional(),
-  filter: orderListFilter.optional(),
+  filter: orderListFilter.extend({ status: z.array(z.string()).max(MAX_STATUS_FILTER_ENTRIES).optional() }).optional(),
 });
 
 /** `first`, `after` and `filter` checked (a ValidationError: BAD_USER_INPUT) and turned into OrderService's page and filter. */
@@ -130,9 +131,10 @@ function pageArguments(first: number | null | undefined, after: string | null | 
   // An empty `after` means the first page, as before the shared cursor rule.
   const checked = pageArgumentsSchema.safeParse(withoutNulls({ first, after: after || undefined, filter }), { reportInput: true });
   if (!checked.success) throw new ValidationError(checked.error.issues.map((issue) => problemFromIssue(issue)));
+  const { status: _statuses, ...otherFilters } = checked.data.filter ?? {};
   const domainFilter: DomainFilter = {
-    statuses: filter?.status?.length ? filter.status.map(toDomainStatus) : undefined,
-    ...checked.data.filter,
+    statuses: filter?.status?.length ? [...new Set(filter.status.map(toDomainStatus))] : undefined,
+    ...otherFilters,
   };
   return { limit: checked.data.first, cursor: checked.data.after, domainFilter };
 }

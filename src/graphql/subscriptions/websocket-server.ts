@@ -22,7 +22,10 @@ import type { Language } from "../../i18n/messages.ts";
 import { negotiateLanguage } from "../../http/language.ts";
 import { isAllowedOrigin, sessionCookieOf } from "../../http/console-session.ts";
 import { createGraphQLContext, type GraphQLCaller } from "../context.ts";
+import { isDatabaseUnavailable, warnDatabaseUnavailable } from "../../db/unavailable.ts";
+import { throttledWarn } from "../../logger.ts";
 import {
+  serviceUnavailableError,
   socketUnauthenticatedError,
   subscriberTooSlowError,
   subscriptionsOnlyError,
@@ -31,6 +34,13 @@ import {
   unidentifiedOperationError,
 } from "../error-mapper.ts";
 import { costLimitRule, depthLimitRule } from "../hardening.ts";
+import {
+  documentTooLargeError,
+  MAX_DOCUMENT_LENGTH,
+  parseOptions,
+  unparsableDocumentError,
+  unstorableInputError,
+} from "../input-checks.ts";
 import { sharedSubscribe } from "./shared-execution.ts";
 import { onSlowSubscriber } from "./subscription.resolvers.ts";
 
@@ -100,6 +110,7 @@ const SLOW_SUBSCRIBER_CLOSE = { code: 1013, reason: "Subscriber too slow" } as c
 const UNAUTHORIZED_CLOSE = { code: CloseCode.Unauthorized, reason: "Unauthorized" } as const;
 const FORBIDDEN_CLOSE = { code: CloseCode.Forbidden, reason: "Forbidden" } as const;
 const BAD_MODE_CLOSE = { code: CloseCode.BadRequest, reason: "mode must be test or live" } as const;
+const TRY_AGAIN_LATER_CLOSE = { code: 1013, reason: "Service unavailable, try again later" } as const;
 /** 1008 "policy violation": not 44xx, so graphql-ws clients retry later (when one of the key's sockets closed). */
 const TOO_MANY_CONNECTIONS_CLOSE = { code: 1008, reason: "Too many connections for this API key" } as const;
 
@@ -138,11 +149,14 @@ export function startSubscriptionServer(
   const validationRules = [...specifiedRules, depthLimitRule(), costLimitRule()];
 
   const documents = new DocumentCache((query) => {
+    // The same bounds as HTTP (input-checks.ts): refused unparsed when too long, parsed up to MAX_TOKENS.
+    if (query.length > MAX_DOCUMENT_LENGTH) return { errors: [documentTooLargeError(query.length)] };
     let document: DocumentNode;
     try {
-      document = parse(query);
+      document = parse(query, parseOptions);
     } catch (error) {
-      if (error instanceof GraphQLError) return { errors: [error] };
+      if (error instanceof GraphQLError) return { errors: [withParseFailedCode(error)] };
+      if (error instanceof RangeError) return { errors: [unparsableDocumentError()] };
       throw error;
     }
     const errors = validate(schema, document, validationRules);
@@ -213,7 +227,16 @@ export function startSubscriptionServer(
           if (typeof apiKey !== "string") return false;
           credential = { kind: "apiKey", apiKey };
         }
-        const caller = await authenticate(credential);
+        let caller: GraphQLCaller | null;
+        try {
+          caller = await authenticate(credential);
+        } catch (error) {
+          if (!isDatabaseUnavailable(error)) throw error;
+          // 1013 "try again later": clients reconnect after it, as they would from an HTTP 503.
+          warnDatabaseUnavailable(logger, error);
+          ctx.extra.socket.close(TRY_AGAIN_LATER_CLOSE.code, TRY_AGAIN_LATER_CLOSE.reason);
+          return false;
+        }
         if (!caller) return false;
         const state: ConnectionState = {
           connectionId: randomUUID(),
@@ -251,7 +274,14 @@ export function startSubscriptionServer(
         if (Object.keys(ctx.subscriptions).length > settings.maxSubscriptionsPerSocket) {
           return [tooManySubscriptionsError(settings.maxSubscriptionsPerSocket, language)];
         }
-        const caller = await authenticate(credential);
+        let caller: GraphQLCaller | null;
+        try {
+          caller = await authenticate(credential);
+        } catch (error) {
+          if (!isDatabaseUnavailable(error)) throw error;
+          warnDatabaseUnavailable(logger, error);
+          return [serviceUnavailableError(language, error)];
+        }
         if (!caller) {
           ctx.extra.socket.close(FORBIDDEN_CLOSE.code, FORBIDDEN_CLOSE.reason);
           return [socketUnauthenticatedError(credential.kind === "session" ? "session" : "invalid", language)];
@@ -259,6 +289,8 @@ export function startSubscriptionServer(
         const checked = documents.check(payload.query);
         if ("errors" in checked) return checked.errors;
         const { document } = checked;
+        const unstorable = unstorableInputError(document, payload.variables, language);
+        if (unstorable) return [unstorable];
         const operation = getOperationAST(document, payload.operationName);
         if (!operation) return [unidentifiedOperationError()];
         if (operation.operation !== "subscription") {
@@ -284,6 +316,8 @@ export function startSubscriptionServer(
     settings.keepAliveMs,
   );
 
+  // One line per 30 s, not one per socket, while the database is down.
+  const recheckFailed = throttledWarn(log);
   // A revoked key or session loses its sockets too (REST sees a key revocation within the 5 s key cache, and a
   // session's end at once; sockets within this).
   const recheck = setInterval(() => {
@@ -294,7 +328,7 @@ export function startSubscriptionServer(
         (caller) => {
           if (!caller) socket.close(FORBIDDEN_CLOSE.code, FORBIDDEN_CLOSE.reason);
         },
-        (error: unknown) => log.warn({ err: error }, "could not re-check a websocket's API key or session"),
+        (error: unknown) => recheckFailed({ err: error }, "could not re-check websockets' API keys or sessions"),
       );
     }
   }, settings.recheckKeysEveryMs);
@@ -321,6 +355,16 @@ export function startSubscriptionServer(
       return closing;
     },
   };
+}
+
+/** graphql-js's syntax errors with the code Apollo gives them over HTTP. */
+function withParseFailedCode(error: GraphQLError): GraphQLError {
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    extensions: { ...error.extensions, code: "GRAPHQL_PARSE_FAILED" },
+  });
 }
 
 type CheckedDocument = { document: DocumentNode } | { errors: readonly GraphQLError[] };

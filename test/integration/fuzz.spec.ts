@@ -1,0 +1,407 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestMerchant, type TestServer } from "../support/server.ts";
+import { orderInput } from "../support/fixtures.ts";
+import { TEST_APP_SECRET, sign } from "../support/meta-callbacks.ts";
+import { megabytes, settledMemory } from "../support/memory.ts";
+
+/**
+ * Issue 13: property-based fuzzing of a running server over real HTTP. Generated bodies, headers, query
+ * strings, GraphQL documents and signed Meta payloads; every answer must be below 500, arrive within
+ * RESPONSE_BOUND_MS, and carry no internals (stack frames, SQL, Prisma, file paths); afterwards every stored
+ * row is within the SPEC's bounds. FUZZ_CASES (default 2,000, split over the five kinds) runs more; FUZZ_SEED
+ * replays a run (fast-check prints the seed and the shrunk case of a failure).
+ */
+const CASES = Number(process.env.FUZZ_CASES ?? 2_000);
+const PER_KIND = Math.max(1, Math.ceil(CASES / 5));
+const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
+const RESPONSE_BOUND_MS = 3_000;
+
+const INTERNALS = [
+  /\n\s+at [^\n]+:\d+:\d+/, // stack frames
+  /node_modules|\/src\/|\/work\/|file:\/\//,
+  /prisma|DriverAdapterError|PrismaClient/i,
+  /syntax error at or near|violates (?:unique|foreign key|check|not-null) constraint|invalid byte sequence|relation "[a-z_]+"|SQLSTATE/i,
+  /Maximum call stack|RangeError|TypeError|ReferenceError/,
+];
+
+let server: TestServer;
+let shop: TestMerchant;
+let orderIds: string[] = [];
+let wamids: string[] = [];
+const stats = { requests: 0, fiveHundreds: 0, slowestMs: 0, slowest: "", byStatus: new Map<number, number>() };
+let memoryBefore: NodeJS.MemoryUsage;
+
+beforeAll(async () => {
+  server = await startTestServer({ WHATSAPP_APP_SECRET: TEST_APP_SECRET, RATE_LIMIT_MAX: "10000000" });
+  shop = await server.merchant("Fuzz Shop");
+  for (let index = 0; index < 5; index++) {
+    const created = await shop.test.post("/api/v1/orders", orderInput());
+    orderIds.push(created.body.id);
+  }
+  const rows = await server.app.services.database.prisma.order.findMany({ where: { id: { in: orderIds } } });
+  wamids = rows.map((row) => row.providerMessageId!);
+  memoryBefore = await settledMemory();
+}, 60_000);
+
+afterAll(async () => {
+  console.log(
+    `fuzz: ${stats.requests} requests (${PER_KIND} cases per kind), 5xx: ${stats.fiveHundreds}, slowest ${Math.round(stats.slowestMs)} ms ` +
+      `(${stats.slowest}); statuses ${[...stats.byStatus].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(" ")}`,
+  );
+  await server?.close();
+});
+
+interface Sent {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+}
+
+/** Sends one generated request and checks what every answer must satisfy. */
+async function send(request: Sent): Promise<{ status: number; text: string }> {
+  const started = performance.now();
+  let response: Response;
+  try {
+    response = await fetch(new URL(request.path, server.baseUrl), {
+      method: request.method,
+      headers: request.headers,
+      body: request.method === "GET" || request.method === "HEAD" ? undefined : request.body,
+    });
+  } catch (error) {
+    throw new Error(`${request.method} ${request.path}: no answer (${(error as Error).message})`);
+  }
+  const text = await response.text();
+  const ms = performance.now() - started;
+  stats.requests++;
+  stats.byStatus.set(response.status, (stats.byStatus.get(response.status) ?? 0) + 1);
+  if (ms > stats.slowestMs) Object.assign(stats, { slowestMs: ms, slowest: `${request.method} ${request.path.slice(0, 60)}` });
+  const where = `${request.method} ${request.path.slice(0, 200)} → ${response.status} ${text.slice(0, 300)}`;
+  if (response.status >= 500) stats.fiveHundreds++;
+  expect(response.status, where).toBeLessThan(500);
+  expect(ms, where).toBeLessThan(RESPONSE_BOUND_MS);
+  for (const pattern of INTERNALS) expect(text, where).not.toMatch(pattern);
+  return { status: response.status, text };
+}
+
+// ---- generators -------------------------------------------------------------------------------------------
+
+/** Text that breaks things: NUL, lone surrogates, RTL, very long, SQL and path fragments, empty. */
+const hostileText = fc.oneof(
+  fc.string({ unit: "binary", maxLength: 40 }),
+  fc.string({ unit: "grapheme", maxLength: 40 }),
+  fc.constantFrom("\u0000", "a\u0000b", "\ud800", "\udfff x", "\u202e\u0645\u0631\u062d\u0628\u0627", "' OR 1=1 --", "../../etc/passwd", "%00", "", " ", "\n"),
+  fc.integer({ min: 90, max: 5_000 }).map((length) => "x".repeat(length)),
+);
+
+const hostileNumber = fc.oneof(
+  fc.integer(),
+  fc.double(),
+  fc.constantFrom(2147483647, 2147483648, -2147483649, 99999999999, 1e12, 1e12 + 0.0001, 1e308, -0, 0.00001, 5e-324, Number.MAX_SAFE_INTEGER + 2),
+);
+
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 4, arbitrary: hostileText },
+  { weight: 3, arbitrary: hostileNumber },
+  { weight: 1, arbitrary: fc.constantFrom(null, true, false, [], {}, [[[[[]]]]], { __proto__: { polluted: 1 } }) },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+);
+
+const dateText = fc.oneof(
+  fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
+  fc.constantFrom("0000-01-01T00:00:00Z", "-000001-01-01T00:00:00Z", "+275760-09-13T00:00:00Z", "9999-12-31T23:59:59.999Z", "0001-01-01T00:00:00+01:00", "2026-02-30T00:00:00Z", "2026-01-01", "now"),
+  hostileText,
+);
+
+const itemFields = ["productName", "variantName", "quantity", "unitPrice", "totalPrice", "extra"];
+const orderFields = ["externalOrderId", "customerName", "customerPhone", "customerAddress", "subtotal", "shippingCost", "totalCost", "currency", "note", "items", "extra"];
+
+/** A valid order with some fields replaced, removed or added; sometimes with many or hostile items. */
+const mutatedOrder = fc
+  .record({
+    // One in four keeps every field valid, so that creation (and what it stores) is fuzzed too.
+    replace: fc.oneof({ weight: 1, arbitrary: fc.constant({}) }, { weight: 3, arbitrary: fc.dictionary(fc.constantFrom(...orderFields), hostileValue, { maxKeys: 3 }) }),
+    drop: fc.subarray(orderFields, { maxLength: 2 }),
+    items: fc.option(
+      fc.array(fc.dictionary(fc.constantFrom(...itemFields), hostileValue, { maxKeys: 3 }), { maxLength: 110 }),
+      { nil: undefined },
+    ),
+  })
+  .map(({ replace, drop, items }) => {
+    const order: Record<string, unknown> = { ...orderInput(), ...replace };
+    for (const field of drop) delete order[field];
+    if (items) order.items = items.map((fields) => ({ productName: "P", quantity: 1, unitPrice: 1, totalPrice: 1, ...fields }));
+    return order;
+  });
+
+const rawBody = fc.oneof(
+  { weight: 6, arbitrary: mutatedOrder.map((order) => JSON.stringify(order)) },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value)) },
+  { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 200 }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      "",
+      "{",
+      '{"a":',
+      "null",
+      "1e999",
+      '{"__proto__":{"admin":true}}',
+      '{"constructor":{"prototype":{"x":1}}}',
+      `${"[".repeat(100_000)}${"]".repeat(100_000)}`,
+      `{"items":${"[".repeat(5_000)}${"]".repeat(5_000)}}`,
+      JSON.stringify({ ...orderInput(), note: "n".repeat(1_100_000) }),
+    ),
+  },
+);
+
+const contentType = fc.oneof(
+  { weight: 8, arbitrary: fc.constant("application/json") },
+  { weight: 1, arbitrary: fc.constantFrom("text/plain", "application/json; charset=latin1", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json, text/plain", "") },
+  { weight: 1, arbitrary: fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 30 }) },
+);
+
+const idSegment = fc.oneof(
+  fc.constantFrom(...[0, 1, 2].map(String)).map((index) => `known:${index}`),
+  fc.uuid().map(String),
+  fc.constantFrom("%00", "..", "%2e%2e", "00000000-0000-0000-0000-000000000000", "x".repeat(300), "%E0%A4%A", "%ZZ", "a%00b", "%2F"),
+  fc.string({ unit: "binary", maxLength: 40 }).map(encodeQueryValue),
+);
+const resolveId = (segment: string) => (segment.startsWith("known:") ? orderIds[Number(segment.slice(6))] : segment);
+
+/** Percent-encodes text, lone surrogates included (as the bytes a careless client would send: invalid UTF-8). */
+function encodeQueryValue(text: string): string {
+  return [...text]
+    .map((char) => {
+      const code = char.charCodeAt(0);
+      if (char.length === 1 && code >= 0xd800 && code <= 0xdfff) {
+        return `%${(0xe0 | (code >> 12)).toString(16)}%${(0x80 | ((code >> 6) & 0x3f)).toString(16)}%${(0x80 | (code & 0x3f)).toString(16)}`.toUpperCase();
+      }
+      return encodeURIComponent(char);
+    })
+    .join("");
+}
+
+const printable = (max: number) =>
+  fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: max });
+
+const headerSet = fc.record(
+  {
+    "accept-language": fc.oneof(fc.constantFrom("ar", "en", "ar-SA,ar;q=0.9", "*", "zz", "en;q=abc", ",,,;;;"), printable(100)),
+    "idempotency-key": fc.oneof(printable(300), fc.uuid().map(String)),
+    "x-request-id": printable(200),
+    "x-api-key": fc.constantFrom("valid", "valid", "valid", "ek_test_short", "", "ek_live_" + "x".repeat(40)),
+    "x-forwarded-for": printable(60),
+    accept: fc.constantFrom("application/json", "*/*", "text/html", "application/graphql-response+json", "x/y"),
+  },
+  { requiredKeys: [] },
+);
+
+function withKey(headers: Record<string, string>): Record<string, string> {
+  const out = { ...headers };
+  if (out["x-api-key"] === "valid" || out["x-api-key"] === undefined) out["x-api-key"] = shop.keys.test;
+  return out;
+}
+
+const routes: { method: string; path: (id: string) => string }[] = [
+  { method: "POST", path: () => "/api/v1/orders" },
+  { method: "POST", path: (id) => `/api/v1/test/orders/${id}/delivery` },
+  { method: "POST", path: (id) => `/api/v1/test/orders/${id}/customer-action` },
+  { method: "DELETE", path: (id) => `/api/v1/orders/${id}` },
+  { method: "GET", path: (id) => `/api/v1/orders/${id}` },
+  { method: "POST", path: () => "/api/v1/webhook-endpoints" },
+  { method: "PATCH", path: (id) => `/api/v1/webhook-endpoints/${id}` },
+  { method: "POST", path: (id) => `/api/v1/webhook-deliveries/${id}/retry` },
+];
+
+/** Bodies for the simulator and webhook endpoints: their own fields, hostile. */
+const routeBody = fc.oneof(
+  rawBody,
+  fc.record({ status: fc.oneof(fc.constantFrom("sent", "delivered", "read", "failed"), hostileText), errorCode: fc.option(hostileNumber) }).map((body) => JSON.stringify(body)),
+  fc.record({ action: fc.oneof(fc.constantFrom("approve", "cancel"), hostileText) }).map((body) => JSON.stringify(body)),
+  fc
+    .record({
+      url: fc.oneof(
+        fc.constantFrom("https://93.184.215.14/hook", "http://127.0.0.1/x", "https://169.254.169.254/", "https://user:pw@93.184.215.14/", "ftp://x", "https://[::1]/"),
+        hostileText.map((text) => `https://93.184.215.14/${text}`),
+        fc.integer({ min: 1_900, max: 2_100 }).map((length) => `https://93.184.215.14/${"é".repeat(length)}`),
+      ),
+      description: fc.option(hostileText, { nil: undefined }),
+      events: fc.option(fc.array(fc.oneof(fc.constantFrom("order.created", "order.failed"), hostileText), { maxLength: 30 }), { nil: undefined }),
+      enabled: fc.option(fc.oneof(fc.boolean(), hostileValue), { nil: undefined }),
+    })
+    .map((body) => JSON.stringify(body)),
+);
+
+describe("fuzzing a running server (no 5xx, bounded time, no internals, stored rows within bounds)", () => {
+  it("REST bodies and content types", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...routes), idSegment, routeBody, contentType, async (route, id, body, type) => {
+        await send({ method: route.method, path: route.path(resolveId(id)), headers: { "content-type": type, "x-api-key": shop.keys.test }, body });
+      }),
+      { numRuns: PER_KIND, seed: SEED },
+    );
+  }, 600_000);
+
+  it("headers", async () => {
+    await fc.assert(
+      fc.asyncProperty(headerSet, fc.constantFrom(...routes), fc.constantFrom("GET", "POST"), async (headers, route, method) => {
+        const body = method === "POST" ? JSON.stringify(orderInput()) : undefined;
+        const path = route.path(orderIds[0]);
+        await send({ method, path, headers: { ...withKey(headers), ...(body ? { "content-type": "application/json" } : {}) }, body });
+      }),
+      { numRuns: PER_KIND, seed: SEED },
+    );
+  }, 600_000);
+
+  it("query strings", async () => {
+    const keys = ["status", "externalOrderId", "customerPhone", "createdFrom", "createdTo", "limit", "cursor", "endpointId", "orderId", "x", "status[]", "__proto__"];
+    const cursor = fc.oneof(
+      hostileText.map((text) => Buffer.from(text).toString("base64url")),
+      fc.tuple(dateText, fc.uuid()).map(([date, id]) => Buffer.from(`${date}|${id}`).toString("base64url")),
+      hostileText,
+    );
+    const value = fc.oneof(hostileText, dateText, cursor, hostileNumber.map(String), fc.constantFrom("pending,confirmed", Array(30).fill("pending").join(",")));
+    const rawValue = fc.constantFrom("%ED%A0%80", "%C0%AF", "%FF", "%", "%0", "%00", "a%2", "%E2%80%AE");
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(fc.tuple(fc.constantFrom(...keys), value.map(encodeQueryValue)), fc.tuple(fc.constantFrom(...keys), rawValue)), { maxLength: 6 }),
+        fc.constantFrom("/api/v1/orders", "/api/v1/webhook-deliveries", "/api/v1/webhook-endpoints", "/api/v1/test/conversations", "/graphql"),
+        async (pairs, path) => {
+          const query = pairs.map(([key, text]) => `${encodeURIComponent(key)}=${text}`).join("&");
+          await send({ method: "GET", path: `${path}?${query}`, headers: { "x-api-key": shop.keys.test, "apollo-require-preflight": "1" } });
+        },
+      ),
+      { numRuns: PER_KIND, seed: SEED },
+    );
+  }, 600_000);
+
+  it("GraphQL documents and variables", async () => {
+    const literal: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: "small" },
+        fc.integer().map(String),
+        fc.constantFrom("2147483648", "1e999", "-0", "NaN", "true", "null", "PENDING", "EXPIRED", '"0000-01-01T00:00:00Z"', '"\\u0000"', '"""block"""'),
+        hostileText.map((text) => JSON.stringify(text)),
+        fc.array(tie("value"), { maxLength: 4 }).map((items) => `[${items.join(",")}]`),
+        fc
+          .dictionary(fc.constantFrom("status", "externalOrderId", "customerPhone", "createdFrom", "createdTo", "x"), tie("value"), { maxKeys: 3 })
+          .map((fields) => `{${Object.entries(fields).map(([key, text]) => `${key}:${text}`).join(",")}}`),
+      ),
+    })).value;
+    const selection = fc.constantFrom(
+      "edges { cursor node { id status items { id productName } } } pageInfo { hasNextPage endCursor } totalCount",
+      "edges { node { id } }",
+      "totalCount",
+      "__typename",
+    );
+    const document = fc.oneof(
+      fc.tuple(literal, literal, literal, selection).map(([first, after, filter, fields]) => `{ orders(first: ${first}, after: ${after}, filter: ${filter}) { ${fields} } }`),
+      literal.map((id) => `{ order(id: ${id}) { id status failureReason errorCode } }`),
+      literal.map((id) => `mutation { cancelOrder(id: ${id}) { order { id } userErrors { code field } } }`),
+      fc.constant("mutation($input: CreateOrderInput!) { createOrder(input: $input) { order { id } userErrors { code field message } } }"),
+      fc.constant("query($f: OrderFilter, $n: Int, $a: String) { orders(filter: $f, first: $n, after: $a) { totalCount } }"),
+      fc.constant("subscription { orderStatusChanged { event } }"),
+      fc.integer({ min: 1, max: 400 }).map((depth) => `{${"orders{edges{node{".repeat(depth)}id${"}}}".repeat(depth)}}`),
+      fc.string({ maxLength: 200 }),
+      fc.integer({ min: 1, max: 60 }).map((count) => `{ ${Array.from({ length: count }, (_, index) => `a${index}: orders(first: 100) { edges { node { items { id } } } }`).join(" ")} }`),
+    );
+    const variables = fc.oneof(
+      fc.record({ input: mutatedOrder }),
+      fc.record({ f: fc.dictionary(fc.constantFrom("status", "externalOrderId", "customerPhone", "createdFrom", "createdTo"), hostileValue, { maxKeys: 3 }), n: hostileValue, a: hostileValue }),
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.constant({ f: { status: Array(5_000).fill("PENDING") } }),
+    );
+    await fc.assert(
+      fc.asyncProperty(document, variables, fc.boolean(), async (query, vars, asGet) => {
+        if (asGet) {
+          await send({ method: "GET", path: `/graphql?query=${encodeQueryValue(query.slice(0, 4_000))}`, headers: { "x-api-key": shop.keys.test, "apollo-require-preflight": "1" } });
+          return;
+        }
+        await send({ method: "POST", path: "/graphql", headers: { "content-type": "application/json", "x-api-key": shop.keys.test }, body: JSON.stringify({ query, variables: vars }) });
+      }),
+      { numRuns: PER_KIND, seed: SEED },
+    );
+  }, 600_000);
+
+  it("signed Meta payloads (always 200: nothing in them is worth a retry)", async () => {
+    const knownWamid = fc.integer({ min: 0, max: 4 }).map((index) => wamids[index]);
+    const code = fc.oneof(hostileNumber, hostileText, fc.constantFrom(131026, "131000", 99999999999, -1, 1.5));
+    const status = fc.record({
+      id: fc.oneof(knownWamid, hostileText),
+      status: fc.oneof(fc.constantFrom("sent", "delivered", "read", "failed", "played", "deleted"), hostileText),
+      timestamp: fc.oneof(fc.integer().map(String), hostileText),
+      biz_opaque_callback_data: fc.oneof(fc.integer({ min: 0, max: 4 }).map((index) => `order=${orderIds[index]}`), hostileText),
+      errors: fc.array(fc.record({ code, title: hostileText, message: hostileText }, { requiredKeys: [] }), { maxLength: 3 }),
+    }, { requiredKeys: [] });
+    const message = fc.record({
+      id: fc.oneof(hostileText, fc.uuid().map((id) => `wamid.${id}`)),
+      type: fc.constantFrom("button", "interactive", "text", "image"),
+      context: fc.record({ id: fc.oneof(knownWamid, hostileText) }, { requiredKeys: [] }),
+      button: fc.record({
+        payload: fc.oneof(fc.integer({ min: 0, max: 4 }).map((index) => `APPROVE:${orderIds[index]}`), fc.integer({ min: 0, max: 4 }).map((index) => `CANCEL:${orderIds[index]}`), hostileText),
+        text: fc.oneof(fc.constantFrom("Approve", "Cancel", "تأكيد"), hostileText),
+      }, { requiredKeys: [] }),
+      interactive: fc.record({ type: fc.constantFrom("button_reply", "list_reply"), button_reply: fc.record({ id: hostileText, title: hostileText }) }),
+    }, { requiredKeys: [] });
+    const payload = fc.oneof(
+      { weight: 8, arbitrary: fc.record({ statuses: fc.array(status, { maxLength: 20 }), messages: fc.array(message, { maxLength: 5 }) }).map((value) => JSON.stringify({ object: "whatsapp_business_account", entry: [{ id: "1", changes: [{ field: "messages", value }] }] })) },
+      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 5 }).map((value) => JSON.stringify(value)) },
+      { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 300 }) },
+    );
+    await fc.assert(
+      fc.asyncProperty(payload, async (raw) => {
+        const response = await send({ method: "POST", path: "/webhooks/whatsapp", headers: { "content-type": "application/json", "x-hub-signature-256": sign(raw) }, body: raw });
+        expect(response.status, response.text).toBe(200);
+      }),
+      { numRuns: PER_KIND, seed: SEED },
+    );
+  }, 600_000);
+
+  it("every stored row is within the SPEC's bounds", async () => {
+    const prisma = server.app.services.database.prisma;
+    const orders = await prisma.order.findMany({ include: { items: true } });
+    const currencies = new Set([...Intl.supportedValuesOf("currency")]);
+    for (const order of orders) {
+      const where = `order ${order.id}`;
+      expect(order.externalOrderId.length, where).toBeGreaterThanOrEqual(1);
+      expect(order.externalOrderId.length, where).toBeLessThanOrEqual(100);
+      expect(order.customerName.trim().length, where).toBeGreaterThanOrEqual(1);
+      expect(order.customerName.length, where).toBeLessThanOrEqual(120);
+      expect(order.customerPhone, where).toMatch(/^[1-9]\d{7,14}$/);
+      expect((order.customerAddress ?? "").length, where).toBeLessThanOrEqual(500);
+      expect((order.note ?? "").length, where).toBeLessThanOrEqual(1000);
+      expect(order.currency, where).toMatch(/^[A-Z]{3}$/);
+      expect(currencies.has(order.currency) || ["BOV", "CHE", "CHW", "CLF", "COU", "MXV", "USN", "UYW", "VED", "XCG", "XDR", "ZWG"].includes(order.currency), where).toBe(true);
+      for (const amount of [order.subtotal, order.shippingCost, order.totalCost].map(Number)) {
+        expect(amount, where).toBeGreaterThanOrEqual(0);
+        expect(amount, where).toBeLessThanOrEqual(1e12);
+      }
+      expect((order.failureReason ?? "").length, where).toBeLessThanOrEqual(1000);
+      if (order.errorCode !== null) expect(Number.isInteger(order.errorCode), where).toBe(true);
+      expect(order.items.length, where).toBeGreaterThanOrEqual(1);
+      expect(order.items.length, where).toBeLessThanOrEqual(100);
+      for (const item of order.items) {
+        expect(item.productName.trim().length, where).toBeGreaterThanOrEqual(1);
+        expect(item.productName.length, where).toBeLessThanOrEqual(200);
+        expect((item.variantName ?? "").length, where).toBeLessThanOrEqual(200);
+        expect(Number(item.quantity), where).toBeGreaterThan(0);
+      }
+    }
+    const endpoints = await prisma.webhookEndpoint.findMany();
+    for (const endpoint of endpoints) {
+      expect(endpoint.url.length).toBeLessThanOrEqual(2048);
+      expect(endpoint.url).toMatch(/^https?:\/\//);
+      expect((endpoint.description ?? "").length).toBeLessThanOrEqual(500);
+    }
+    console.log(`fuzz: ${orders.length} orders and ${endpoints.length} webhook endpoints stored, all within bounds`);
+    const after = await settledMemory();
+    console.log(
+      `fuzz memory: heapUsed ${megabytes(memoryBefore.heapUsed)} → ${megabytes(after.heapUsed)} MB, rss ${megabytes(memoryBefore.rss)} → ${megabytes(after.rss)} MB`,
+    );
+    // What the run leaves referenced is bounded (caches, the simulator's last 1,000 messages), not per request.
+    expect(after.heapUsed - memoryBefore.heapUsed).toBeLessThan(64 * 1024 * 1024);
+    expect(stats.fiveHundreds).toBe(0);
+  });
+});
