@@ -20,8 +20,9 @@ import type { Metrics } from "../metrics.ts";
  * mid-send) is recorded as failed, not repeated. Timers only wake the worker: it looks for due work at the
  * earliest due time it knows of, and at least every `pollIntervalMs` (other instances' orders).
  *
- * Sends are paced to `maxSendsPerSecond` across all instances (a token bucket row every claim spends from)
- * and evenly within this one, so a backlog never trips the provider's throughput limit (Meta's 130429).
+ * Sends are paced to `maxSendsPerSecond` across all instances (each send decision takes a token from one
+ * bucket row in the database) and evenly within this one, so a backlog never trips the provider's throughput
+ * limit (Meta's 130429).
  */
 export interface ConfirmationSchedulerOptions {
   maxSendsPerSecond: number;
@@ -46,16 +47,14 @@ export interface ConfirmationSchedulerDeps {
 
 const THROTTLE_NAME = "whatsapp-reminders";
 /**
- * A claim waits at most about half a second for its paced turn (see sendDueReminders), so a claim lease this
- * long only runs out when its instance died; its reminders then go back to the schedule.
+ * A claim waits at most about a second for its paced turn and its token (see sendDueReminders), so a claim
+ * lease this long only runs out when its instance died; its reminders then go back to the schedule.
  */
 const CLAIM_LEASE_SECONDS = 10;
 /** A send decided but not recorded within its own bound plus this margin was interrupted by a crash. */
 const SEND_LEASE_MARGIN_SECONDS = 10;
 /** While a backlog of reminders is being sent, expiries are looked at this often. */
 const EXPIRY_CHECK_DURING_SENDS_MS = 1_000;
-/** Claim more only while this instance's paced sends are booked less than this far ahead. */
-const MAX_BOOKED_AHEAD_MS = 500;
 const LEASE_RECOVERY_INTERVAL_MS = 5_000;
 
 /**
@@ -161,9 +160,10 @@ export class ConfirmationScheduler {
 
   private async sendDueReminders(): Promise<void> {
     const { concurrency, maxSendsPerSecond } = this.options;
-    const { burst, refillPerSecond } = bucketFor(maxSendsPerSecond);
-    // Claims of at least half the slots (or the burst), so a claim statement serves several sends.
-    const batch = Math.max(1, Math.min(burst, Math.floor(concurrency / 2)));
+    // Claimed reminders wait for their token at most about a second, far within their lease.
+    const maxClaimed = Math.max(1, Math.min(concurrency, Math.floor(maxSendsPerSecond)));
+    // Claims of at least half the room, so a claim statement serves several sends.
+    const batch = Math.max(1, Math.floor(maxClaimed / 2));
     let expiredAt = Date.now();
     while (!this.stopped) {
       // A long backlog of reminders (paced) must not hold up expiries falling due meanwhile.
@@ -172,26 +172,12 @@ export class ConfirmationScheduler {
         await this.recoverLeases();
         expiredAt = Date.now();
       }
-      if (concurrency - this.sends.size < batch) {
+      if (maxClaimed - this.sends.size < batch) {
         await Promise.race(this.sends);
         continue;
       }
-      const bookedAhead = this.nextSendAt - Date.now();
-      if (bookedAhead > MAX_BOOKED_AHEAD_MS) {
-        await sleep(bookedAhead - MAX_BOOKED_AHEAD_MS);
-        continue;
-      }
-      const { taskIds, waiting } = await this.deps.tasks.claimDueReminders(
-        this.clock(),
-        Math.min(concurrency - this.sends.size, burst),
-        CLAIM_LEASE_SECONDS,
-        { name: THROTTLE_NAME, ratePerSecond: refillPerSecond, burst },
-      );
-      if (taskIds.length === 0) {
-        if (!waiting) break;
-        await sleep(Math.ceil(1000 / refillPerSecond));
-        continue;
-      }
+      const taskIds = await this.deps.tasks.claimDueReminders(this.clock(), maxClaimed - this.sends.size, CLAIM_LEASE_SECONDS);
+      if (taskIds.length === 0) break;
       for (const taskId of taskIds) {
         this.claimed.add(taskId);
         const send = this.sendReminder(taskId).finally(() => this.sends.delete(send));
@@ -202,17 +188,26 @@ export class ConfirmationScheduler {
   }
 
   private async sendReminder(taskId: string): Promise<void> {
-    await this.pace();
-    if (this.stopped) return; // still claimed: released by stop()
     const { tasks, metrics, logger } = this.deps;
+    const { burst, refillPerSecond } = bucketFor(this.options.maxSendsPerSecond);
+    const bucket = { name: THROTTLE_NAME, burst, ratePerSecond: refillPerSecond };
     try {
       const sendLeaseSeconds = Math.ceil(this.options.sendTimeoutMs / 1000) + SEND_LEASE_MARGIN_SECONDS;
-      const reminder = await tasks.beginSend(taskId, this.clock(), sendLeaseSeconds);
+      let decided: Awaited<ReturnType<OrderTaskRepository["beginSend"]>>;
+      for (;;) {
+        await this.pace();
+        if (this.stopped) return; // still claimed: released by stop()
+        decided = await tasks.beginSend(taskId, this.clock(), sendLeaseSeconds, bucket);
+        if (decided !== "wait") break;
+        // Every instance's tokens are spent: the next one accrues in 1/refill seconds.
+        await sleep(Math.ceil(1000 / bucket.ratePerSecond));
+      }
       this.claimed.delete(taskId);
-      if (!reminder) {
+      if (decided === "skipped") {
         metrics.remindersSent.labels("skipped").inc();
         return;
       }
+      const reminder = decided;
       const result = await this.send(reminder);
       if (result.outcome === "accepted") {
         await tasks.recordSent(taskId, result.providerMessageId, this.clock());

@@ -33,8 +33,9 @@ describe("a paced backlog of reminders", () => {
     const createdAt = Date.parse(order.createdAt);
 
     const expired = await eventually(() => expiring.test.get(`/api/v1/orders/${order.id}`), (response) => response.body.status === "expired", 10_000);
-    expect(Date.parse(expired.body.updatedAt) - createdAt).toBeLessThan(3_500);
-    // At 2 per second (one token of burst), 8 reminders due at once take about 7 s: most are still waiting.
+    expect(Date.parse(expired.body.updatedAt) - createdAt).toBeLessThan(5_000);
+    // At 2 per second (a token of burst, then one per second), 8 reminders due at once take about 7 s: the
+    // backlog is still being worked.
     expect(await remindersSent(backlog)).toBeLessThan(8);
     await eventually(() => remindersSent(backlog), (count) => count === 8, 15_000);
     const sentAt = (await server.app.services.database.prisma.orderTask.findMany({ where: { orderId: { in: backlog } } }))

@@ -78,7 +78,7 @@ describe.skipIf(!usingPostgres)("two instances on one database", () => {
     const times = reminders().map((request) => request.at).sort((x, y) => x - y);
     for (let i = 0; i + RATE < times.length; i++) {
       const windowMs = times[i + RATE] - times[i];
-      expect(windowMs).toBeGreaterThanOrEqual(900);
+      expect(windowMs).toBeGreaterThanOrEqual(950);
     }
   });
 });

@@ -60,7 +60,6 @@ CREATE TABLE "send_throttles" (
     "name" VARCHAR(40) NOT NULL,
     "tokens" DOUBLE PRECISION NOT NULL,
     "refilled_at" TIMESTAMPTZ(3) NOT NULL,
-    "granted" INTEGER NOT NULL DEFAULT 0,
 
     CONSTRAINT "send_throttles_pkey" PRIMARY KEY ("name")
 );

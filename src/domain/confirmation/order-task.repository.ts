@@ -21,45 +21,26 @@ export interface SentReminder {
   position: number;
 }
 
-/**
- * Claims the due reminders that the shared token bucket allows, in due order, and leases them to this worker, in
- * one statement. The bucket row (refilled at $5 tokens/s up to $2) is locked by the upsert for the rest of the
- * statement, so instances never spend the same tokens twice; the claim takes `granted` tokens up front (when fewer
- * reminders are due, the rest is forgone: the bucket only ever errs on the side of sending less).
- */
+/** Claims up to $2 due reminders, in due order, and leases them to this worker (SKIP LOCKED: instances share). */
 const CLAIM_REMINDERS_SQL = `
-  WITH bucket AS (
-    INSERT INTO send_throttles AS b (name, tokens, refilled_at, granted)
-    VALUES ($1, $2 - least($3, floor($2)), clock_timestamp(), least($3, floor($2)))
-    ON CONFLICT (name) DO UPDATE SET
-      granted = least($3, floor(least($2, b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)::float8 * $5)))::int,
-      tokens = least($2, b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)::float8 * $5)
-        - least($3, floor(least($2, b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)::float8 * $5))),
-      refilled_at = clock_timestamp()
-    RETURNING b.granted
-  ), due AS (
+  WITH due AS (
     SELECT id FROM order_tasks
-    WHERE state = 'scheduled' AND due_at <= $4 AND kind = 'reminder'
+    WHERE state = 'scheduled' AND due_at <= $1 AND kind = 'reminder'
     ORDER BY due_at
-    LIMIT (SELECT granted FROM bucket)
+    LIMIT $2
     FOR UPDATE SKIP LOCKED
-  ), claimed AS (
-    UPDATE order_tasks t SET state = 'claimed', lease_until = $4::timestamptz + make_interval(secs => $6)
-    FROM due WHERE t.id = due.id
-    RETURNING t.id
   )
-  SELECT coalesce(array_agg(claimed.id), '{}') AS ids,
-    -- Nothing granted: is anything waiting for tokens? (One index probe; then the caller waits a token's time.)
-    (SELECT granted FROM bucket) = 0 AND EXISTS (
-      SELECT 1 FROM order_tasks WHERE state = 'scheduled' AND due_at <= $4 AND kind = 'reminder'
-    ) AS waiting
-  FROM claimed`;
+  UPDATE order_tasks t SET state = 'claimed', lease_until = $1::timestamptz + make_interval(secs => $3)
+  FROM due WHERE t.id = due.id
+  RETURNING t.id`;
 
 /**
  * The send decision, in one statement holding the order's row lock (the CTE's FOR UPDATE waits for a tap or
- * cancel in progress and then sees its result): a claimed reminder becomes `sending` only while the order is
- * pending, its first message did not fail, and no later reminder or the expiry is already due (after a
- * backlog the customer gets the latest reminder, not several at once). Otherwise it is skipped.
+ * cancel in progress and then sees its result): a claimed reminder is sent only while the order is pending, its
+ * first message did not fail, and no later reminder or the expiry is already due (after a backlog the customer
+ * gets the latest reminder, not several at once); otherwise it is skipped. A reminder to send also takes a token
+ * from the bucket every instance shares ($4: refilled at $6 per second up to $5), right before its request
+ * leaves, so no window of sends exceeds the configured rate; without a token it stays claimed (try again shortly).
  */
 const BEGIN_SEND_SQL = `
   WITH locked AS (
@@ -73,14 +54,24 @@ const BEGIN_SEND_SQL = `
             AND later.due_at <= $2 AND (later.kind = 'expiry' OR later.position > t.position))) AS send
     FROM order_tasks t JOIN locked o ON o.id = t.order_id
     WHERE t.id = $1 AND t.state = 'claimed'
+  ), token AS (
+    INSERT INTO send_throttles AS b (name, tokens, refilled_at)
+    SELECT $4, $5 - 1, clock_timestamp() FROM verdict WHERE verdict.send
+    ON CONFLICT (name) DO UPDATE SET
+      tokens = least($5, b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)::float8 * $6) - 1,
+      refilled_at = clock_timestamp()
+    WHERE least($5, b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)::float8 * $6) >= 1
+    RETURNING 1
   )
   UPDATE order_tasks t
-  SET state = CASE WHEN verdict.send THEN 'sending' ELSE 'skipped' END::"OrderTaskState",
-      lease_until = CASE WHEN verdict.send THEN $2::timestamptz + make_interval(secs => $3) END,
+  SET state = CASE WHEN NOT verdict.send THEN 'skipped' WHEN EXISTS (SELECT 1 FROM token) THEN 'sending' ELSE 'claimed' END::"OrderTaskState",
+      lease_until = CASE WHEN NOT verdict.send THEN NULL
+        WHEN EXISTS (SELECT 1 FROM token) THEN $2::timestamptz + make_interval(secs => $3) ELSE t.lease_until END,
       finished_at = CASE WHEN verdict.send THEN NULL ELSE $2::timestamptz END
   FROM verdict, locked o
   WHERE t.id = verdict.id AND t.state = 'claimed'
-  RETURNING verdict.send, t.position, o.merchant_id, o.mode, o.language, ${ORDER_VIEW_JSON} AS "order"`;
+  RETURNING verdict.send, EXISTS (SELECT 1 FROM token) AS has_token, t.position, o.merchant_id, o.mode, o.language,
+    ${ORDER_VIEW_JSON} AS "order"`;
 
 const RECORD_SENT_SQL = `
   WITH sent AS (
@@ -147,35 +138,34 @@ const APPLY_REMINDER_STATUS_SQL = `
 export class OrderTaskRepository {
   constructor(private readonly pool: pg.Pool) {}
 
-  /**
-   * Up to `limit` due reminders, as many as the throttle `bucket` has tokens for (refilled at `ratePerSecond`,
-   * holding at most `burst`), leased for `leaseSeconds`. `waiting`: none was granted while reminders are due (the
-   * bucket is empty: try again once a token has accrued).
-   */
-  async claimDueReminders(
-    now: Date,
-    limit: number,
-    leaseSeconds: number,
-    bucket: { name: string; ratePerSecond: number; burst: number },
-  ): Promise<{ taskIds: string[]; waiting: boolean }> {
-    const { rows } = await this.pool.query<{ ids: string[]; waiting: boolean }>(CLAIM_REMINDERS_SQL, [
-      bucket.name, bucket.burst, limit, now, bucket.ratePerSecond, leaseSeconds,
-    ]);
-    return { taskIds: rows[0]?.ids ?? [], waiting: rows[0]?.waiting ?? false };
+  /** Up to `limit` due reminders, leased to this worker for `leaseSeconds`. */
+  async claimDueReminders(now: Date, limit: number, leaseSeconds: number): Promise<string[]> {
+    const { rows } = await this.pool.query<{ id: string }>(CLAIM_REMINDERS_SQL, [now, limit, leaseSeconds]);
+    return rows.map((row) => row.id);
   }
 
-  /** The send decision for one claimed reminder (see BEGIN_SEND_SQL): what to send, or null when skipped. */
-  async beginSend(taskId: string, now: Date, sendLeaseSeconds: number): Promise<ReminderToSend | null> {
+  /**
+   * The send decision for one claimed reminder (see BEGIN_SEND_SQL): what to send; "skipped" when it must not
+   * be sent; "wait" when the shared `bucket` has no token yet (it stays claimed).
+   */
+  async beginSend(
+    taskId: string,
+    now: Date,
+    sendLeaseSeconds: number,
+    bucket: { name: string; ratePerSecond: number; burst: number },
+  ): Promise<ReminderToSend | "skipped" | "wait"> {
     const { rows } = await this.pool.query<{
       send: boolean;
+      has_token: boolean;
       position: number;
       merchant_id: string;
       mode: MerchantScope["mode"];
       language: string;
       order: OrderView;
-    }>(BEGIN_SEND_SQL, [taskId, now, sendLeaseSeconds]);
+    }>(BEGIN_SEND_SQL, [taskId, now, sendLeaseSeconds, bucket.name, bucket.burst, bucket.ratePerSecond]);
     const row = rows[0];
-    if (!row?.send) return null;
+    if (!row?.send) return "skipped";
+    if (!row.has_token) return "wait";
     return {
       taskId,
       position: row.position,
