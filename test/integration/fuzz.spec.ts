@@ -15,7 +15,7 @@ import { megabytes, settledMemory } from "../support/memory.ts";
 const CASES = Number(process.env.FUZZ_CASES ?? 2_000);
 const PER_KIND = Math.max(1, Math.ceil(CASES / 5));
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
-const RESPONSE_BOUND_MS = 3_000;
+const RESPONSE_BOUND_MS = 5_000;
 
 const INTERNALS = [
   /\n\s+at [^\n]+:\d+:\d+/, // stack frames
