@@ -213,11 +213,32 @@ const routes: { method: string; path: (id: string) => string }[] = [
   { method: "POST", path: () => "/api/v1/webhook-endpoints" },
   { method: "PATCH", path: (id) => `/api/v1/webhook-endpoints/${id}` },
   { method: "POST", path: (id) => `/api/v1/webhook-deliveries/${id}/retry` },
+  { method: "PUT", path: () => "/api/v1/confirmation-policy" },
+  { method: "GET", path: (id) => `/api/v1/orders/${id}/timeline` },
 ];
 
-/** Bodies for the simulator and webhook endpoints: their own fields, hostile. */
+const policyDelay = fc.oneof(fc.constantFrom("5m", "2h", "12h", "1d", "7d", "8d", "0s", "1.5h", "2 hours", "99999999d"), hostileText);
+
+/** Bodies for the simulator, webhook and policy endpoints: their own fields, hostile. */
 const routeBody = fc.oneof(
   rawBody,
+  fc
+    .record({
+      reminders: fc.option(fc.oneof(fc.array(policyDelay, { maxLength: 5 }), hostileValue), { nil: undefined }),
+      expireAfter: fc.option(fc.oneof(policyDelay, hostileValue), { nil: undefined }),
+      quietHours: fc.option(
+        fc.oneof(
+          fc.record({
+            start: fc.oneof(fc.constantFrom("22:00", "24:00", "9:00"), hostileText),
+            end: fc.oneof(fc.constantFrom("09:00", "22:00"), hostileText),
+            timeZone: fc.oneof(fc.constantFrom("Africa/Cairo", "UTC", "Mars/Olympus"), hostileText),
+          }),
+          hostileValue,
+        ),
+        { nil: undefined },
+      ),
+    })
+    .map((body) => JSON.stringify(body)),
   fc.record({ status: fc.oneof(fc.constantFrom("sent", "delivered", "read", "failed"), hostileText), errorCode: fc.option(hostileNumber) }).map((body) => JSON.stringify(body)),
   fc.record({ action: fc.oneof(fc.constantFrom("approve", "cancel"), hostileText) }).map((body) => JSON.stringify(body)),
   fc
