@@ -55,6 +55,7 @@ export function unstorableInputError(document: DocumentNode, variables: unknown,
         : translate(`field.text.${problem.kind}`, language);
     return badRequestInput(`$${field} ${message}`, ["variables", ...problem.path.map(String)], language);
   }
+  if (storableLiterals.has(document)) return null;
   let literal: GraphQLError | null = null;
   visit(document, {
     [Kind.STRING](node) {
@@ -66,8 +67,13 @@ export function unstorableInputError(document: DocumentNode, variables: unknown,
       });
     },
   });
+  // Apollo hands every request with the same query text the same parsed document: check its literals once.
+  if (!literal) storableLiterals.add(document);
   return literal;
 }
+
+/** Parsed documents whose string literals are all storable (held weakly: they go with Apollo's document cache). */
+const storableLiterals = new WeakSet<DocumentNode>();
 
 function badRequestInput(summary: string, field: string[], language: Language): GraphQLError {
   return new GraphQLError(translate("error.VALIDATION_ERROR", language, { details: summary }), {
