@@ -44,7 +44,7 @@ async function seedMerchant(admin: pg.Pool, merchantId: string, count: number, n
                 WHEN n % 100 < 83 THEN 'expired' ELSE 'pending' END AS status,
            CASE WHEN n % 100 >= 65 AND n % 100 < 70 THEN 'merchant' ELSE 'customer' END AS answered_by,
            (ARRAY[131026, 131026, 132015, 131047, NULL])[1 + n % 5] AS error_code,
-           created_at + ((30 + (n * 7919) % 7200) * interval '1 second') AS answered_at
+           created_at + ((30 + (n::bigint * 7919) % 7200) * interval '1 second') AS answered_at
          FROM (SELECT n, $4::timestamptz - ((n::float8 / $3) * $7::int * interval '1 day') AS created_at
                FROM generate_series($1::int, $2::int) n) g
        ), new_orders AS (
