@@ -3,6 +3,7 @@ import { startTestServer, type TestMerchant, type TestServer } from "../support/
 import { GraphQLClient } from "../support/graphql.ts";
 import { consoleSession } from "../support/console.ts";
 import { seedOrders, type SeedOrder } from "../support/order-seed.ts";
+import { orderInput } from "../support/fixtures.ts";
 
 /**
  * Query.orderStats and GET /api/v1/stats/orders over real HTTP, against figures computed by hand from orders
@@ -352,6 +353,41 @@ describe("orderStats refusals", () => {
     expect((await rest(server.api, UTC_RANGE)).status).toBe(401);
     const response = await new GraphQLClient(server.baseUrl).query(STATS_QUERY, UTC_RANGE);
     expect(response.body.errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
+  });
+});
+
+describe("orderStats of orders answered through the service", () => {
+  it("times the customer's tap as its timeline step, and leaves the merchant's cancel out of the answers", async () => {
+    const fresh = await server.merchant("Live Flow Shop");
+    const place = async () => {
+      const response = await fresh.test.post("/api/v1/orders", orderInput());
+      expect(response.status, response.text).toBe(201);
+      return response.body;
+    };
+    const approved = await place();
+    const declined = await place();
+    const withdrawn = await place();
+    await place(); // stays pending
+    expect((await fresh.test.post(`/api/v1/test/orders/${approved.id}/customer-action`, { action: "approve" })).status).toBe(200);
+    expect((await fresh.test.post(`/api/v1/test/orders/${declined.id}/customer-action`, { action: "cancel" })).status).toBe(200);
+    expect((await fresh.test.delete(`/api/v1/orders/${withdrawn.id}`)).status).toBe(200);
+    // A late delivery report after the answer changes nothing (the tap already made the order READ).
+    await fresh.test.post(`/api/v1/test/orders/${approved.id}/delivery`, { status: "delivered" });
+
+    const secondsToAnswer = async (order: any, kind: string) => {
+      const timeline = (await fresh.test.get(`/api/v1/orders/${order.id}/timeline`)).body.data;
+      const step = timeline.find((entry: any) => entry.kind === kind && entry.source === "customer");
+      expect(step, JSON.stringify(timeline)).toBeDefined();
+      return (Date.parse(step.at) - Date.parse(order.createdAt)) / 1000;
+    };
+    const times = [await secondsToAnswer(approved, "approved"), await secondsToAnswer(declined, "canceled")].sort((a, b) => a - b);
+    const range = { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 3_600_000).toISOString() };
+    const stats = await restStats(fresh.test, range);
+    expect(stats.totals).toMatchObject({
+      created: 4, confirmed: 1, canceled: 2, pending: 1, answered: 2, confirmationRate: 0.5, answerRate: 0.5,
+    });
+    expect(stats.totals.timeToAnswerP50Seconds).toBeCloseTo((times[0] + times[1]) / 2, 3);
+    expect(stats.totals.timeToAnswerP90Seconds).toBeCloseTo(times[0] + 0.9 * (times[1] - times[0]), 3);
   });
 });
 
