@@ -11,6 +11,7 @@ import os from "node:os";
 import pg from "pg";
 import type { MerchantScope } from "../src/domain/orders/order.repository.ts";
 import { searchPageSql } from "../src/domain/orders/order-search.ts";
+import { statsSqlFor } from "../src/domain/stats/order-stats.repository.ts";
 import { FIRST_NAMES, SPAN_DAYS, seedMerchant } from "./stats-seed.ts";
 import { listEnv, log, numberEnv, provision, runCleanups, cleanUp, startBenchService, type DatabaseKind } from "./harness.ts";
 
@@ -226,6 +227,11 @@ async function main(): Promise<void> {
 
       // The plans, for the record: which indexes the statements use.
       const scope: MerchantScope = { merchantId: bigShop.merchant.id, mode: "test" };
+      const statsPlan = await admin.query<{ "QUERY PLAN": string }>(`EXPLAIN ${statsSqlFor("day")}`, [
+        scope.merchantId, scope.mode, from, to, "Asia/Riyadh",
+      ]);
+      const statsIndexes = [...new Set(statsPlan.rows.map((r) => /Bitmap Index Scan on (\S+)|Scan using (\S+)/.exec(r["QUERY PLAN"])).filter(Boolean).map((m) => m![1] ?? m![2]))];
+      notes.push(`${kind}: orderStats plan uses ${statsIndexes.join(", ")}`);
       for (const text of [searches[0], searches[16], "Layla"]) {
         const sql = searchPageSql(scope, { search: text }, 21, null);
         const plan = await admin.query<{ "QUERY PLAN": string }>(`EXPLAIN ${sql.text}`, sql.values as unknown[]);
