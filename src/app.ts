@@ -10,6 +10,8 @@ import { OrderEventBus } from "./domain/orders/order-events.bus.ts";
 import { LiveOrderEvents } from "./domain/orders/live-order-events.ts";
 import { OrderRepository } from "./domain/orders/order.repository.ts";
 import { OrderService } from "./domain/orders/order.service.ts";
+import { OrderStatsRepository } from "./domain/stats/order-stats.repository.ts";
+import { OrderStatsService } from "./domain/stats/order-stats.service.ts";
 import { buildHttpServer, type App } from "./http/server.ts";
 import { createGraphQLSchema } from "./graphql/schema.ts";
 import { startSubscriptionServer, type SubscriptionServerOptions } from "./graphql/subscriptions/websocket-server.ts";
@@ -49,6 +51,8 @@ export interface AppServices {
   merchantService: MerchantService;
   orderService: OrderService;
   idempotency: IdempotencyService;
+  /** Dashboard figures of the caller's orders (REST and GraphQL). */
+  orderStats: OrderStatsService;
   phones: SimulatedPhones;
   simulator: SimulatorService;
   webhookEndpoints: WebhookEndpointService;
@@ -140,6 +144,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     liveEvents,
     merchantService: new MerchantService(merchantRepository),
     orderService,
+    orderStats: new OrderStatsService(new OrderStatsRepository(database.pool)),
     idempotency: new IdempotencyService(database.prisma, abandonedSendAgeMs(config.whatsapp.timeoutMs)),
     phones,
     simulator: new SimulatorService({ orders: orderService, phones, bus }),

@@ -166,6 +166,17 @@ export type DeliveryStatus =
   /** The provider accepted the message. */
   | 'SENT';
 
+/** The failed orders of one provider error code. */
+export type FailureCount = {
+  __typename?: 'FailureCount';
+  /** How many failed orders have it. */
+  count: Scalars['Int']['output'];
+  /** The provider's numeric code; null for failures without one (e.g. the send never reached the provider). */
+  errorCode?: Maybe<Scalars['Int']['output']>;
+  /** What the code usually means (the common WhatsApp codes; Accept-Language: en or ar), or null when it is not one of them. */
+  meaning?: Maybe<Scalars['String']['output']>;
+};
+
 /** The two worlds of a merchant: TEST (simulator, never WhatsApp) and LIVE (the WhatsApp Cloud API). */
 export type KeyMode =
   /** Live mode: messages go to WhatsApp. */
@@ -360,6 +371,12 @@ export type OrderFilter = {
   customerPhone?: InputMaybe<Scalars['String']['input']>;
   /** Exactly this merchant order identifier (1–100 characters). */
   externalOrderId?: InputMaybe<Scalars['String']['input']>;
+  /**
+   * Prefix search (1–100 characters): orders whose externalOrderId or customerPhone starts with this text, or whose
+   * customerName starts with it ignoring case. `%` and `_` are plain characters; a leading `+` is ignored for the
+   * phone. Combines with the other conditions and the same keyset pagination. A NUL character is BAD_USER_INPUT.
+   */
+  search?: InputMaybe<Scalars['String']['input']>;
   /** Any of these statuses (an empty list means any status). */
   status?: InputMaybe<Array<OrderStatus>>;
 };
@@ -393,6 +410,83 @@ export type OrderItemInput = {
   unitPrice: Scalars['Float']['input'];
   /** Variant description, e.g. a size (up to 200 characters). */
   variantName?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** Dashboard figures of the caller's orders created in [from, to) (the REST OrderStats JSON, enums upper-case). */
+export type OrderStats = {
+  __typename?: 'OrderStats';
+  /** Every local day or hour overlapping the range, oldest first, empty ones included (charts have no gaps). */
+  buckets: Array<OrderStatsBucket>;
+  /** The range's start as given (UTC). */
+  from: Scalars['DateTime']['output'];
+  /** The buckets' size. */
+  interval: StatsInterval;
+  /** The buckets' time zone. */
+  timeZone: Scalars['String']['output'];
+  /** The range's end as given (UTC, exclusive). */
+  to: Scalars['DateTime']['output'];
+  /** The whole range. */
+  totals: OrderStatsFigures;
+};
+
+/** One local day or hour of orderStats. */
+export type OrderStatsBucket = {
+  __typename?: 'OrderStatsBucket';
+  /** answered ÷ created; null when no order was created. */
+  answerRate?: Maybe<Scalars['Float']['output']>;
+  /** … answered by the customer. */
+  answered: Scalars['Int']['output'];
+  /** … CANCELED now. */
+  canceled: Scalars['Int']['output'];
+  /** confirmed ÷ answered; null when nothing was answered. */
+  confirmationRate?: Maybe<Scalars['Float']['output']>;
+  /** Of those, how many are CONFIRMED now. */
+  confirmed: Scalars['Int']['output'];
+  /** Visible orders created in the bucket (and the range). */
+  created: Scalars['Int']['output'];
+  /** … EXPIRED now. */
+  expired: Scalars['Int']['output'];
+  /** … FAILED now. */
+  failed: Scalars['Int']['output'];
+  /** Failed orders per provider error code, most frequent first. */
+  failuresByErrorCode: Array<FailureCount>;
+  /** … still PENDING. */
+  pending: Scalars['Int']['output'];
+  /** The bucket's first instant (local midnight, or the start of the local hour), as UTC. */
+  start: Scalars['DateTime']['output'];
+  /** Median seconds to the customer's answer; null when nothing was answered. */
+  timeToAnswerP50Seconds?: Maybe<Scalars['Float']['output']>;
+  /** 90th percentile of the seconds to the customer's answer; null when nothing was answered. */
+  timeToAnswerP90Seconds?: Maybe<Scalars['Float']['output']>;
+};
+
+/** The figures of a set of orders: the whole range (totals) or one bucket. See the definitions above this type. */
+export type OrderStatsFigures = {
+  __typename?: 'OrderStatsFigures';
+  /** answered ÷ created, 0–1 with 4 decimals; null when no order was created. */
+  answerRate?: Maybe<Scalars['Float']['output']>;
+  /** … answered by the customer (Approve or Cancel tapped); a merchant's cancel is not an answer. */
+  answered: Scalars['Int']['output'];
+  /** … CANCELED now (by the customer or the merchant). */
+  canceled: Scalars['Int']['output'];
+  /** confirmed ÷ answered, 0–1 with 4 decimals; null when nothing was answered. */
+  confirmationRate?: Maybe<Scalars['Float']['output']>;
+  /** Of those, how many are CONFIRMED now. */
+  confirmed: Scalars['Int']['output'];
+  /** Visible orders created in the range (or bucket). */
+  created: Scalars['Int']['output'];
+  /** … EXPIRED now. */
+  expired: Scalars['Int']['output'];
+  /** … FAILED now. */
+  failed: Scalars['Int']['output'];
+  /** Failed orders per provider error code, most frequent first. */
+  failuresByErrorCode: Array<FailureCount>;
+  /** … still PENDING. */
+  pending: Scalars['Int']['output'];
+  /** Median seconds from createdAt to the customer's answer; null when nothing was answered. */
+  timeToAnswerP50Seconds?: Maybe<Scalars['Float']['output']>;
+  /** 90th percentile of the seconds from createdAt to the customer's answer; null when nothing was answered. */
+  timeToAnswerP90Seconds?: Maybe<Scalars['Float']['output']>;
 };
 
 /** Where an order is in its life: PENDING until the customer answers or delivery fails; the other states are final. */
@@ -455,6 +549,12 @@ export type Query = {
   /** One order of the caller's merchant and mode, or null when it does not exist, belongs to someone else, or the id is malformed. */
   order?: Maybe<Order>;
   /**
+   * Figures of the caller's orders created in [from, to), in total and per local day or hour of `timeZone`
+   * (one SQL statement). Console viewers may read them. Bounds: from < to, at most 366 days (DAY) or 31 days (HOUR),
+   * an IANA time zone; otherwise BAD_USER_INPUT.
+   */
+  orderStats: OrderStats;
+  /**
    * The caller's orders, newest first (createdAt, then id, descending), with keyset pagination that stays
    * stable while new orders arrive: the same orders and the same cursors as the REST list.
    */
@@ -471,6 +571,15 @@ export type Query = {
 /** The root of every read. */
 export type QueryOrderArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. */
+export type QueryOrderStatsArgs = {
+  from: Scalars['DateTime']['input'];
+  interval?: InputMaybe<StatsInterval>;
+  timeZone?: InputMaybe<Scalars['String']['input']>;
+  to: Scalars['DateTime']['input'];
 };
 
 
@@ -538,6 +647,13 @@ export type RotateWebhookEndpointSecretPayload = {
   /** Empty on success; NOT_FOUND. */
   userErrors: Array<UserError>;
 };
+
+/** The size of orderStats buckets. */
+export type StatsInterval =
+  /** Local calendar days of the time zone. */
+  | 'DAY'
+  /** Hours, starting at the local hour that contains `from`. */
+  | 'HOUR';
 
 /** Live updates over the graphql-transport-ws websocket at /graphql. */
 export type Subscription = {
@@ -813,6 +929,7 @@ export type ResolversTypes = {
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DeleteWebhookEndpointPayload: ResolverTypeWrapper<DeleteWebhookEndpointPayload>;
   DeliveryStatus: DeliveryStatus;
+  FailureCount: ResolverTypeWrapper<FailureCount>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
@@ -826,6 +943,9 @@ export type ResolversTypes = {
   OrderFilter: OrderFilter;
   OrderItem: ResolverTypeWrapper<OrderItem>;
   OrderItemInput: OrderItemInput;
+  OrderStats: ResolverTypeWrapper<OrderStats>;
+  OrderStatsBucket: ResolverTypeWrapper<OrderStatsBucket>;
+  OrderStatsFigures: ResolverTypeWrapper<OrderStatsFigures>;
   OrderStatus: OrderStatus;
   OrderStatusEvent: ResolverTypeWrapper<Omit<OrderStatusEvent, 'order'> & { order: ResolversTypes['Order'] }>;
   OrderTimelineEntry: ResolverTypeWrapper<OrderTimelineEntry>;
@@ -836,6 +956,7 @@ export type ResolversTypes = {
   RetryWebhookDeliveryPayload: ResolverTypeWrapper<RetryWebhookDeliveryPayload>;
   RevokeApiKeyPayload: ResolverTypeWrapper<RevokeApiKeyPayload>;
   RotateWebhookEndpointSecretPayload: ResolverTypeWrapper<RotateWebhookEndpointSecretPayload>;
+  StatsInterval: StatsInterval;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UpdateConfirmationPolicyPayload: ResolverTypeWrapper<UpdateConfirmationPolicyPayload>;
@@ -868,6 +989,7 @@ export type ResolversParentTypes = {
   CreateWebhookEndpointPayload: CreateWebhookEndpointPayload;
   DateTime: Scalars['DateTime']['output'];
   DeleteWebhookEndpointPayload: DeleteWebhookEndpointPayload;
+  FailureCount: FailureCount;
   Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
@@ -880,6 +1002,9 @@ export type ResolversParentTypes = {
   OrderFilter: OrderFilter;
   OrderItem: OrderItem;
   OrderItemInput: OrderItemInput;
+  OrderStats: OrderStats;
+  OrderStatsBucket: OrderStatsBucket;
+  OrderStatsFigures: OrderStatsFigures;
   OrderStatusEvent: Omit<OrderStatusEvent, 'order'> & { order: ResolversParentTypes['Order'] };
   OrderTimelineEntry: OrderTimelineEntry;
   PageInfo: PageInfo;
@@ -951,6 +1076,12 @@ export type DeleteWebhookEndpointPayloadResolvers<ContextType = GraphQLContext, 
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
+export type FailureCountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FailureCount'] = ResolversParentTypes['FailureCount']> = {
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  errorCode?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  meaning?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
 export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
   name: 'JSON';
 }
@@ -1015,6 +1146,46 @@ export type OrderItemResolvers<ContextType = GraphQLContext, ParentType extends 
   variantName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type OrderStatsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderStats'] = ResolversParentTypes['OrderStats']> = {
+  buckets?: Resolver<Array<ResolversTypes['OrderStatsBucket']>, ParentType, ContextType>;
+  from?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  interval?: Resolver<ResolversTypes['StatsInterval'], ParentType, ContextType>;
+  timeZone?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  to?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  totals?: Resolver<ResolversTypes['OrderStatsFigures'], ParentType, ContextType>;
+};
+
+export type OrderStatsBucketResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderStatsBucket'] = ResolversParentTypes['OrderStatsBucket']> = {
+  answerRate?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  answered?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  canceled?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  confirmationRate?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  confirmed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  expired?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  failuresByErrorCode?: Resolver<Array<ResolversTypes['FailureCount']>, ParentType, ContextType>;
+  pending?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  start?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  timeToAnswerP50Seconds?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  timeToAnswerP90Seconds?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+};
+
+export type OrderStatsFiguresResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderStatsFigures'] = ResolversParentTypes['OrderStatsFigures']> = {
+  answerRate?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  answered?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  canceled?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  confirmationRate?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  confirmed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  expired?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  failuresByErrorCode?: Resolver<Array<ResolversTypes['FailureCount']>, ParentType, ContextType>;
+  pending?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  timeToAnswerP50Seconds?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  timeToAnswerP90Seconds?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+};
+
 export type OrderStatusEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderStatusEvent'] = ResolversParentTypes['OrderStatusEvent']> = {
   event?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   order?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
@@ -1039,6 +1210,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
   confirmationPolicy?: Resolver<ResolversTypes['ConfirmationPolicy'], ParentType, ContextType>;
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
+  orderStats?: Resolver<ResolversTypes['OrderStats'], ParentType, ContextType, RequireFields<QueryOrderStatsArgs, 'from' | 'interval' | 'timeZone' | 'to'>>;
   orders?: Resolver<ResolversTypes['OrderConnection'], ParentType, ContextType, RequireFields<QueryOrdersArgs, 'first'>>;
   viewer?: Resolver<ResolversTypes['Viewer'], ParentType, ContextType>;
   webhookDeliveries?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'first'>>;
@@ -1149,6 +1321,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   CreateWebhookEndpointPayload?: CreateWebhookEndpointPayloadResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   DeleteWebhookEndpointPayload?: DeleteWebhookEndpointPayloadResolvers<ContextType>;
+  FailureCount?: FailureCountResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   Merchant?: MerchantResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
@@ -1156,6 +1329,9 @@ export type Resolvers<ContextType = GraphQLContext> = {
   OrderConnection?: OrderConnectionResolvers<ContextType>;
   OrderEdge?: OrderEdgeResolvers<ContextType>;
   OrderItem?: OrderItemResolvers<ContextType>;
+  OrderStats?: OrderStatsResolvers<ContextType>;
+  OrderStatsBucket?: OrderStatsBucketResolvers<ContextType>;
+  OrderStatsFigures?: OrderStatsFiguresResolvers<ContextType>;
   OrderStatusEvent?: OrderStatusEventResolvers<ContextType>;
   OrderTimelineEntry?: OrderTimelineEntryResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;

@@ -141,3 +141,37 @@ export const timelineEntrySchema = z
   .meta({ id: "OrderTimelineEntry" });
 
 export const timelineSchema = z.object({ data: z.array(timelineEntrySchema) }).meta({ id: "OrderTimeline" });
+
+const statsFigures = {
+  created: z.number().int().meta({ description: "Visible orders created in the range (or bucket)" }),
+  confirmed: z.number().int().meta({ description: "Of those, how many are confirmed now" }),
+  canceled: z.number().int().meta({ description: "… canceled now (by the customer or the merchant)" }),
+  failed: z.number().int(),
+  expired: z.number().int(),
+  pending: z.number().int(),
+  answered: z.number().int().meta({ description: "… answered by the customer (Approve or Cancel tapped); a merchant's cancel is not an answer" }),
+  confirmationRate: nullable(z.number()).meta({ description: "confirmed ÷ answered, 0–1 (4 decimals); null when nothing was answered" }),
+  answerRate: nullable(z.number()).meta({ description: "answered ÷ created, 0–1 (4 decimals); null when nothing was created" }),
+  timeToAnswerP50Seconds: nullable(z.number()).meta({ description: "Median time from createdAt to the customer's answer" }),
+  timeToAnswerP90Seconds: nullable(z.number()).meta({ description: "90th percentile of the time to answer" }),
+  failuresByErrorCode: z.array(
+    z.object({
+      errorCode: nullable(z.number().int()).meta({ description: "The provider's code; null = failed without one" }),
+      count: z.number().int(),
+      meaning: nullable(z.string()).meta({ description: "What the code usually means (Accept-Language); null when not a common code" }),
+    }),
+  ),
+};
+
+export const orderStatsSchema = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    timeZone: z.string(),
+    interval: z.enum(["day", "hour"]),
+    totals: z.object(statsFigures),
+    buckets: z.array(
+      z.object({ start: z.string().meta({ description: "Local midnight or start of the local hour, ISO 8601 UTC" }), ...statsFigures }),
+    ),
+  })
+  .meta({ id: "OrderStats" });

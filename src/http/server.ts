@@ -29,6 +29,7 @@ import { limitConnectionsPerAddress } from "./connection-limits.ts";
 import { webhookEndpointRoutes } from "./routes/webhook-endpoints.routes.ts";
 import { webhookDeliveryRoutes } from "./routes/webhook-deliveries.routes.ts";
 import { sessionRoutes } from "./routes/session.routes.ts";
+import { statsRoutes } from "./routes/stats.routes.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -154,6 +155,7 @@ export async function buildHttpServer(
       security: [{ ApiKey: [] }],
       tags: [
         { name: "orders", description: "Orders and their confirmation" },
+        { name: "stats", description: "Figures of the caller's orders for dashboards" },
         { name: "console session", description: "Browser sign-in for the console (cookie sessions; no API key)" },
         { name: "webhook deliveries", description: "The log of webhook deliveries and their attempts; manual redelivery" },
         { name: "test mode", description: "Drive the simulated customer (test-mode keys only)" },
@@ -183,6 +185,7 @@ export async function buildHttpServer(
   await app.register(confirmationPolicyRoutes(services), { prefix: "/api/v1" });
   await app.register(webhookDeliveryRoutes(services), { prefix: "/api/v1" });
   await app.register(sessionRoutes(services), { prefix: "/api/v1" });
+  await app.register(statsRoutes(services), { prefix: "/api/v1" });
   await app.register(simulatorTestRoutes(services), { prefix: "/api/v1/test" });
   await app.register(simulatorPageRoutes());
   await app.register(whatsappWebhookRoutes(services));

@@ -208,6 +208,12 @@ const catalog: Record<string, Record<Language, Template>> = {
     en: "must be an IANA time zone such as Africa/Cairo",
     ar: "يجب أن تكون منطقة زمنية من قاعدة IANA مثل Africa/Cairo",
   },
+  "field.stats.range_order": { en: "must be later than from", ar: "يجب أن يكون بعد from" },
+  "field.stats.range_length": {
+    en: (p) => `must be at most ${p.days} days after from (interval ${p.interval})`,
+    ar: (p) => `يجب ألا يتجاوز ${p.days} يومًا بعد from (الفاصل ${p.interval})`,
+  },
+  "field.format.no_nul": { en: "must not contain NUL characters", ar: "يجب ألا يحتوي على محرف NUL" },
   "field.policy.quiet_hours_empty": {
     en: "must differ from start",
     ar: "يجب أن يختلف عن وقت البداية",

@@ -157,12 +157,26 @@ describe("OpenAPI document", () => {
     const parameters = doc.paths["/api/v1/orders"].get.parameters as any[];
     const byName = Object.fromEntries(parameters.filter((p) => p.in === "query").map((p) => [p.name, p]));
     expect(Object.keys(byName).sort()).toEqual(
-      ["createdFrom", "createdTo", "cursor", "customerPhone", "externalOrderId", "limit", "status"].sort(),
+      ["createdFrom", "createdTo", "cursor", "customerPhone", "externalOrderId", "limit", "search", "status"].sort(),
     );
     expect(byName.limit.schema).toMatchObject({ minimum: 1, maximum: 100, default: 20 });
+    expect(byName.search.schema).toMatchObject({ type: "string", minLength: 1, maxLength: 100 });
     expect(byName.createdFrom.schema).toMatchObject({ type: "string", format: "date-time" });
     const path = doc.paths["/api/v1/orders/{id}"].get.parameters.find((p: any) => p.in === "path");
     expect(path).toMatchObject({ name: "id", required: true });
+  });
+
+  it("documents the order statistics: parameters, bounds and the OrderStats shape", () => {
+    const operation = doc.paths["/api/v1/stats/orders"].get;
+    const byName = Object.fromEntries((operation.parameters as any[]).filter((p) => p.in === "query").map((p) => [p.name, p]));
+    expect(Object.keys(byName).sort()).toEqual(["from", "interval", "timeZone", "to"]);
+    expect(byName.from).toMatchObject({ required: true, schema: { type: "string", format: "date-time" } });
+    expect(byName.interval.schema).toMatchObject({ enum: ["day", "hour"], default: "day" });
+    expect(byName.timeZone.schema).toMatchObject({ default: "UTC" });
+    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(["200", "400", "401"]));
+    const stats = resolve(operation.responses["200"].content["application/json"].schema);
+    expect(Object.keys(stats.properties)).toEqual(["from", "to", "timeZone", "interval", "totals", "buckets"]);
+    expect(Object.keys(stats.properties.totals.properties)).toEqual(expect.arrayContaining(["confirmationRate", "answerRate", "failuresByErrorCode"]));
   });
 
   it("documents the simulator bodies", () => {

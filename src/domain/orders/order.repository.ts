@@ -9,6 +9,7 @@ import type { CreateOrderInput, OrderFilter } from "./order.schemas.ts";
 import { eventEnvelope, toOrderView, type OrderEventEnvelope, type OrderRecord, type OrderView } from "./order.view.ts";
 import type { OrderCursor } from "./order-cursor.ts";
 import { ORDER_VIEW_JSON } from "./order-sql.ts";
+import { searchCountSql, searchPageSql } from "./order-search.ts";
 
 export interface MerchantScope {
   merchantId: string;
@@ -278,6 +279,7 @@ export class OrderRepository {
   }
 
   async list(scope: MerchantScope, filter: OrderFilter, limit: number, after: OrderCursor | null): Promise<OrderRecord[]> {
+    if (filter.search) return this.search(scope, { ...filter, search: filter.search }, limit, after);
     const where = filterWhere(scope, filter);
     const and: Prisma.OrderWhereInput[] = [];
     if (filter.createdFrom || filter.createdTo) and.push({ createdAt: createdAtRange(filter) });
@@ -295,8 +297,28 @@ export class OrderRepository {
     });
   }
 
+  /** A page of a prefix search (order-search.ts): the page's ids in one statement, then the orders with their items. */
+  private async search(
+    scope: MerchantScope,
+    filter: OrderFilter & { search: string },
+    limit: number,
+    after: OrderCursor | null,
+  ): Promise<OrderRecord[]> {
+    const ids = (await this.prisma.$queryRaw<{ id: string }[]>(searchPageSql(scope, filter, limit, after))).map((row) => row.id);
+    if (ids.length === 0) return [];
+    return this.prisma.order.findMany({
+      where: { id: { in: ids } },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      include: withItems,
+    });
+  }
+
   /** How many visible orders of the scope match `filter` (all pages; GraphQL's totalCount). */
   async count(scope: MerchantScope, filter: OrderFilter): Promise<number> {
+    if (filter.search) {
+      const [row] = await this.prisma.$queryRaw<{ count: number }[]>(searchCountSql(scope, { ...filter, search: filter.search }));
+      return row?.count ?? 0;
+    }
     const where = filterWhere(scope, filter);
     if (filter.createdFrom || filter.createdTo) where.createdAt = createdAtRange(filter);
     return this.prisma.order.count({ where });

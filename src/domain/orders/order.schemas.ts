@@ -108,6 +108,8 @@ export interface OrderFilter {
   customerPhone?: string;
   createdFrom?: Date;
   createdTo?: Date;
+  /** Prefix of externalOrderId, customerPhone or customerName (case-insensitive for the name); see order-search.ts. */
+  search?: string;
 }
 
 /** A status filter names each status at most a few times; longer lists are refused, not sent to the database. */
@@ -132,11 +134,26 @@ export function isIsoDateTime(value: unknown): value is string {
 const dateTime = isoDateTime.transform((text) => new Date(text));
 
 /** The list filters other than status (REST parses status from comma lists, GraphQL from an enum list). */
+const withoutNul = (text: string) => !text.includes("\u0000");
+
+export const MAX_SEARCH_LENGTH = 100;
+
 export const orderListFilter = z.object({
-  externalOrderId: z.string().min(1).max(100).optional(),
+  externalOrderId: z.string().min(1).max(100).refine(withoutNul, { error: "i18n:format.no_nul" }).optional(),
   customerPhone: z.string().regex(/^\d{1,15}$/, { error: "i18n:format.phone" }).optional(),
   createdFrom: dateTime.optional().meta({ description: "Inclusive lower bound of createdAt" }),
   createdTo: dateTime.optional().meta({ description: "Exclusive upper bound of createdAt" }),
+  search: z
+    .string()
+    .refine(withoutNul, { error: "i18n:format.no_nul", abort: true })
+    .trim()
+    .min(1)
+    .max(MAX_SEARCH_LENGTH)
+    .optional()
+    .meta({
+      description:
+        "Prefix (1–100 characters, trimmed) of externalOrderId or customerPhone, or of customerName ignoring case; % and _ are literal, a leading + is ignored for the phone",
+    }),
 });
 
 /**

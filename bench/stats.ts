@@ -1,0 +1,255 @@
+/**
+ * Order statistics and order search benchmark (SPEC §10): Query.orderStats / GET /api/v1/stats/orders over 30
+ * days by DAY, and the order list with a prefix search (REST and GraphQL), for a merchant with 1,000,000 orders
+ * among 100 other merchants' orders. Baselines in the same run: the same stats for a merchant with 1,000 orders,
+ * and the plain list (no search) of the big merchant. Every answer is checked. See bench/README.md.
+ *
+ *   npm run bench:stats
+ *   BENCH_STATS_ORDERS=100000 BENCH_DATABASES=postgres npm run bench:stats   # quick check
+ */
+import os from "node:os";
+import pg from "pg";
+import type { MerchantScope } from "../src/domain/orders/order.repository.ts";
+import { searchPageSql } from "../src/domain/orders/order-search.ts";
+import { statsSqlFor } from "../src/domain/stats/order-stats.repository.ts";
+import { FIRST_NAMES, SPAN_DAYS, seedMerchant } from "./stats-seed.ts";
+import { listEnv, log, numberEnv, provision, runCleanups, cleanUp, startBenchService, type DatabaseKind } from "./harness.ts";
+
+const databases = listEnv<DatabaseKind>("BENCH_DATABASES", ["postgres", "pglite"]);
+const sizes = (kind: DatabaseKind) =>
+  kind === "postgres"
+    ? { big: numberEnv("BENCH_STATS_ORDERS", 1_000_000), othersEach: numberEnv("BENCH_STATS_OTHER_ORDERS", 1_000) }
+    : { big: numberEnv("BENCH_PGLITE_STATS_ORDERS", 50_000), othersEach: numberEnv("BENCH_PGLITE_STATS_OTHER_ORDERS", 100) };
+const SMALL = numberEnv("BENCH_STATS_SMALL_ORDERS", 1_000);
+const OTHER_MERCHANTS = numberEnv("BENCH_STATS_OTHER_MERCHANTS", 100);
+const ITERATIONS = numberEnv("BENCH_ITERATIONS", 40);
+const WARMUP = numberEnv("BENCH_STATS_WARMUP", 5, { min: 0 });
+
+// --------------------------------------------------------------------------------------------- measuring
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+
+interface Timing {
+  p50: number;
+  p99: number;
+}
+
+/** Sequential requests (one client, as a dashboard would), after a warm-up; `check` throws on a wrong answer. */
+async function measure(label: string, request: (i: number) => Promise<unknown>): Promise<Timing> {
+  for (let i = 0; i < WARMUP; i++) await request(i);
+  const times: number[] = [];
+  for (let i = 0; i < ITERATIONS; i++) {
+    const started = performance.now();
+    await request(i);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const timing = { p50: quantile(times, 0.5), p99: quantile(times, 0.99) };
+  log(`    ${label}: p50 ${timing.p50.toFixed(1)} ms, p99 ${timing.p99.toFixed(1)} ms`);
+  return timing;
+}
+
+async function getJson(url: string, headers: Record<string, string>): Promise<any> {
+  const response = await fetch(url, { headers });
+  const body: any = await response.json();
+  if (response.status !== 200) throw new Error(`${url}: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+  return body;
+}
+
+async function graphql(baseUrl: string, key: string, query: string, variables: Record<string, unknown>): Promise<any> {
+  const response = await fetch(`${baseUrl}/graphql`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": key },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body: any = await response.json();
+  if (response.status !== 200 || body.errors) throw new Error(`graphql: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+  return body.data;
+}
+
+const STATS_QUERY = `query Stats($from: DateTime!, $to: DateTime!) {
+  orderStats(from: $from, to: $to, timeZone: "Asia/Riyadh", interval: DAY) {
+    totals { created confirmed canceled failed expired pending answered confirmationRate answerRate
+      timeToAnswerP50Seconds timeToAnswerP90Seconds failuresByErrorCode { errorCode count } }
+    buckets { start created confirmed failed timeToAnswerP50Seconds }
+  }
+}`;
+const SEARCH_QUERY = `query Search($search: String!) {
+  orders(first: 20, filter: { search: $search }) { edges { node { id externalOrderId customerName customerPhone createdAt } } }
+}`;
+
+/** The answer of the same stats, computed independently in SQL: how many orders, per status. */
+async function expectedCounts(admin: pg.Pool, merchantId: string, from: Date, to: Date) {
+  const { rows } = await admin.query<{ status: string; count: number }>(
+    `SELECT status::text, count(*)::int AS count FROM orders
+     WHERE merchant_id = $1 AND mode = 'test' AND send_state <> 'sending' AND created_at >= $2 AND created_at < $3 GROUP BY status`,
+    [merchantId, from, to],
+  );
+  const counts: Record<string, number> = { created: 0, confirmed: 0, canceled: 0, failed: 0, expired: 0, pending: 0 };
+  for (const row of rows) {
+    counts[row.status] = row.count;
+    counts.created += row.count;
+  }
+  return counts;
+}
+
+function checkStats(totals: any, buckets: any[], expected: Record<string, number>): void {
+  for (const [field, count] of Object.entries(expected)) {
+    if (totals[field] !== count) throw new Error(`stats: ${field} ${totals[field]} ≠ ${count}`);
+  }
+  const sum = buckets.reduce((total, bucket) => total + bucket.created, 0);
+  if (buckets.length < 30 || buckets.length > 31 || sum !== expected.created) {
+    throw new Error(`stats: ${buckets.length} buckets summing to ${sum}, expected 30–31 summing to ${expected.created}`);
+  }
+  if (expected.created > 0 && (totals.timeToAnswerP50Seconds === null || totals.failuresByErrorCode.length === 0)) {
+    throw new Error("stats: no percentiles or failures");
+  }
+}
+
+/** Every found order starts with the search text in one of the three fields, newest first, and no more than 20. */
+function checkSearch(orders: any[], search: string, expectedCount: number): void {
+  const lower = search.toLowerCase();
+  for (const order of orders) {
+    const matches = order.externalOrderId.startsWith(search) || order.customerPhone.startsWith(search) || order.customerName.toLowerCase().startsWith(lower);
+    if (!matches) throw new Error(`search ${search}: ${JSON.stringify(order)} does not match`);
+  }
+  for (let i = 1; i < orders.length; i++) {
+    if (orders[i - 1].createdAt < orders[i].createdAt) throw new Error(`search ${search}: not newest first`);
+  }
+  if (orders.length !== Math.min(20, expectedCount)) throw new Error(`search ${search}: ${orders.length} orders, expected ${Math.min(20, expectedCount)}`);
+}
+
+// ---------------------------------------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  log(`node ${process.version}, ${os.cpus().length} cores; ${ITERATIONS} sequential requests per line after ${WARMUP} warm-up`);
+  const lines = [
+    "| database | scenario | merchant's orders | p50 ms | p99 ms | baseline | p50 ratio | p99 ratio |",
+    "|---|---|---|---|---|---|---|---|",
+  ];
+  const notes: string[] = [];
+
+  for (const kind of databases) {
+    const db = await provision(kind);
+    if (!db) continue;
+    log(`\n${db.label}`);
+    const admin = new pg.Pool({ connectionString: db.url, max: 2 });
+    admin.on("error", () => undefined);
+    try {
+      const { big, othersEach } = sizes(kind);
+      const service = await startBenchService(db);
+      const merchants = service.app.services.merchantService;
+      const bigShop = await merchants.createMerchant("Big Shop");
+      const smallShop = await merchants.createMerchant("Small Shop");
+      const now = new Date();
+      const seeding = performance.now();
+      log(`  seeding ${big} orders for one merchant …`);
+      await seedMerchant(admin, bigShop.merchant.id, big, now, SPAN_DAYS, true);
+      // The small merchant's whole history (1,000 orders) is in the last 30 days.
+      log(`  seeding ${SMALL} orders for the small merchant and ${othersEach} for each of ${OTHER_MERCHANTS} others …`);
+      await seedMerchant(admin, smallShop.merchant.id, SMALL, now, 30);
+      for (let i = 0; i < OTHER_MERCHANTS; i++) {
+        const otherShop = await merchants.createMerchant(`Other ${i}`);
+        await seedMerchant(admin, otherShop.merchant.id, othersEach, now);
+      }
+      await admin.query("ANALYZE orders; ANALYZE order_timeline");
+      notes.push(`${kind}: seeded in ${((performance.now() - seeding) / 1000).toFixed(0)} s`);
+
+      const to = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000);
+      const from = new Date(to.getTime() - 30 * 86_400_000);
+      const range = { from: from.toISOString(), to: to.toISOString() };
+      const bigExpected = await expectedCounts(admin, bigShop.merchant.id, from, to);
+      const smallExpected = await expectedCounts(admin, smallShop.merchant.id, from, to);
+      log(`  30 days: ${bigExpected.created} orders of the big merchant, ${smallExpected.created} of the small one`);
+      const restStats = (key: string, expected: Record<string, number>) => async () => {
+        const body = await getJson(`${service.url}/api/v1/stats/orders?${new URLSearchParams({ ...range, timeZone: "Asia/Riyadh" })}`, { "x-api-key": key });
+        checkStats(body.totals, body.buckets, expected);
+      };
+      const graphqlStats = (key: string, expected: Record<string, number>) => async () => {
+        const data = await graphql(service.url, key, STATS_QUERY, range);
+        checkStats(data.orderStats.totals, data.orderStats.buckets, expected);
+      };
+      const row = (scenario: string, orders: number, timing: Timing, baseline: Timing | null, baselineName: string) =>
+        lines.push(`| ${kind} | ${scenario} | ${orders} | ${timing.p50.toFixed(1)} | ${timing.p99.toFixed(1)} | ${baselineName} | ${
+          baseline ? `${(timing.p50 / baseline.p50).toFixed(2)}×` : ""} | ${baseline ? `${(timing.p99 / baseline.p99).toFixed(2)}×` : ""} |`);
+
+      log("  orderStats, 30 days by DAY (Asia/Riyadh) …");
+      const smallGraphql = await measure("GraphQL, 1,000-order merchant", graphqlStats(smallShop.keys.test, smallExpected));
+      const bigGraphql = await measure(`GraphQL, ${big}-order merchant`, graphqlStats(bigShop.keys.test, bigExpected));
+      const smallRest = await measure("REST, 1,000-order merchant", restStats(smallShop.keys.test, smallExpected));
+      const bigRest = await measure(`REST, ${big}-order merchant`, restStats(bigShop.keys.test, bigExpected));
+      row("orderStats 30 d DAY (GraphQL), baseline", SMALL, smallGraphql, null, "");
+      row("orderStats 30 d DAY (GraphQL)", big, bigGraphql, smallGraphql, "same, 1,000 orders");
+      row("stats/orders 30 d day (REST), baseline", SMALL, smallRest, null, "");
+      row("stats/orders 30 d day (REST)", big, bigRest, smallRest, "same, 1,000 orders");
+
+      // Searches: selective prefixes of each field (a few matches anywhere in a year), and a broad one (a first
+      // name: an eighth of all orders). Expected counts come from SQL written independently of the service's.
+      const numbers = Array.from({ length: 8 }, (_, i) => 1 + Math.floor(((i + 1) * big) / 9));
+      const searches = [
+        ...numbers.map((n) => `ORD-${n}`),
+        ...numbers.map((n) => `9665${String(n).padStart(8, "0")}`),
+        ...numbers.map((n) => `${FIRST_NAMES[n % 8].toLowerCase()} ${n}`),
+      ];
+      const expectedMatches = new Map<string, number>();
+      for (const text of [...searches, "Layla", "+9665"]) {
+        const { rows } = await admin.query<{ count: number }>(
+          `SELECT count(*)::int AS count FROM orders WHERE merchant_id = $1 AND mode = 'test' AND send_state <> 'sending'
+             AND (left(external_order_id, length($2)) = $2 OR left(customer_phone, length($3)) = $3 OR left(lower(customer_name), length($2)) = lower($2))`,
+          [bigShop.merchant.id, text, text.replace(/^\+/, "")],
+        );
+        expectedMatches.set(text, rows[0].count);
+      }
+      const restSearch = (texts: string[]) => async (i: number) => {
+        const text = texts[i % texts.length];
+        const body = await getJson(`${service.url}/api/v1/orders?${new URLSearchParams({ search: text, limit: "20" })}`, { "x-api-key": bigShop.keys.test });
+        checkSearch(body.data, text.replace(/^\+/, ""), expectedMatches.get(text)!);
+      };
+      const graphqlSearch = (texts: string[]) => async (i: number) => {
+        const text = texts[i % texts.length];
+        const data = await graphql(service.url, bigShop.keys.test, SEARCH_QUERY, { search: text });
+        checkSearch(data.orders.edges.map((edge: any) => edge.node), text, expectedMatches.get(text)!);
+      };
+      log("  order list …");
+      const plain = await measure("REST list, no search (baseline)", async () => {
+        const body = await getJson(`${service.url}/api/v1/orders?limit=20`, { "x-api-key": bigShop.keys.test });
+        if (body.data.length !== 20) throw new Error("plain list: not 20 orders");
+      });
+      const selective = await measure("REST search, selective prefixes", restSearch(searches));
+      const broad = await measure("REST search, a first name (1/8 of all orders)", restSearch(["Layla"]));
+      const everyone = await measure("REST search, +9665 (every order)", restSearch(["+9665"]));
+      const viaGraphql = await measure("GraphQL search, selective prefixes", graphqlSearch(searches));
+      row("GET /orders?limit=20, baseline", big, plain, null, "");
+      row("GET /orders?search=<selective prefix>", big, selective, plain, "plain list");
+      row("GET /orders?search=Layla (1/8 match)", big, broad, plain, "plain list");
+      row("GET /orders?search=%2B9665 (all match)", big, everyone, plain, "plain list");
+      row("orders(filter: { search }) selective", big, viaGraphql, plain, "plain list (REST)");
+
+      // The plans, for the record: which indexes the statements use.
+      const scope: MerchantScope = { merchantId: bigShop.merchant.id, mode: "test" };
+      const statsPlan = await admin.query<{ "QUERY PLAN": string }>(`EXPLAIN ${statsSqlFor("day")}`, [
+        scope.merchantId, scope.mode, from, to, "Asia/Riyadh",
+      ]);
+      const statsIndexes = [...new Set(statsPlan.rows.map((r) => /Bitmap Index Scan on (\S+)|Scan using (\S+)/.exec(r["QUERY PLAN"])).filter(Boolean).map((m) => m![1] ?? m![2]))];
+      notes.push(`${kind}: orderStats plan uses ${statsIndexes.join(", ")}`);
+      for (const text of [searches[0], searches[16], "Layla"]) {
+        const sql = searchPageSql(scope, { search: text }, 21, null);
+        const plan = await admin.query<{ "QUERY PLAN": string }>(`EXPLAIN ${sql.text}`, sql.values as unknown[]);
+        const indexes = [...new Set(plan.rows.map((r) => /Bitmap Index Scan on (\S+)|Scan using (\S+)/.exec(r["QUERY PLAN"])).filter(Boolean).map((m) => m![1] ?? m![2]))];
+        notes.push(`${kind}: search "${text}" plan uses ${indexes.join(", ") || "no index"}; top node: ${plan.rows[0]["QUERY PLAN"].trim().split("  (")[0]}`);
+      }
+    } finally {
+      await admin.end();
+      await runCleanups();
+      await cleanUp(() => db.drop());
+    }
+  }
+  console.log(["", ...lines, "", ...notes.map((note) => `- ${note}`), ""].join("\n"));
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(() => runCleanups());

@@ -1,0 +1,59 @@
+import { Prisma } from "../../generated/prisma/client.ts";
+import type { OrderCursor } from "./order-cursor.ts";
+import type { MerchantScope } from "./order.repository.ts";
+import type { OrderFilter } from "./order.schemas.ts";
+
+/**
+ * The order list with a prefix search (OrderFilter.search, REST `search`): externalOrderId or customerPhone
+ * starting with the text, or customerName starting with it ignoring case. Each branch is an index range of one of
+ * the three hand-written btree indexes of migration 20261124120000_order_search (text_pattern_ops, so `LIKE
+ * 'prefix%'` works whatever the collation; the planner ORs them as bitmaps, or walks the createdAt index when
+ * the prefix matches most orders). Prisma's `startsWith` is not used: it leaves `%` and `_` as wildcards and its
+ * case-insensitive mode (ILIKE) cannot use an index.
+ */
+
+/** `text` as a LIKE prefix pattern: `\`, `%` and `_` are literal, then anything may follow. */
+export function likePrefix(text: string): string {
+  return `${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}
+
+function searchConditions(scope: MerchantScope, filter: OrderFilter & { search: string }): Prisma.Sql[] {
+  const pattern = likePrefix(filter.search);
+  // Phones are stored without "+": "+9665" finds 9665…
+  const phone = filter.search.startsWith("+") && filter.search.length > 1 ? likePrefix(filter.search.slice(1)) : pattern;
+  const conditions = [
+    Prisma.sql`o.merchant_id = ${scope.merchantId}::uuid`,
+    Prisma.sql`o.mode = ${scope.mode}::"KeyMode"`,
+    Prisma.sql`o.send_state <> 'sending'`,
+    Prisma.sql`(o.external_order_id LIKE ${pattern} OR o.customer_phone LIKE ${phone}
+      OR lower(o.customer_name) LIKE lower(${pattern}))`,
+  ];
+  if (filter.statuses?.length) conditions.push(Prisma.sql`o.status = ANY(${filter.statuses}::"OrderStatus"[])`);
+  if (filter.externalOrderId) conditions.push(Prisma.sql`o.external_order_id = ${filter.externalOrderId}`);
+  if (filter.customerPhone) conditions.push(Prisma.sql`o.customer_phone = ${filter.customerPhone}`);
+  if (filter.createdFrom) conditions.push(Prisma.sql`o.created_at >= ${filter.createdFrom}::timestamptz`);
+  if (filter.createdTo) conditions.push(Prisma.sql`o.created_at < ${filter.createdTo}::timestamptz`);
+  return conditions;
+}
+
+/** The ids of one keyset page (newest first) of the search. */
+export function searchPageSql(
+  scope: MerchantScope,
+  filter: OrderFilter & { search: string },
+  limit: number,
+  after: OrderCursor | null,
+): Prisma.Sql {
+  const conditions = searchConditions(scope, filter);
+  if (after) {
+    conditions.push(Prisma.sql`o.created_at <= ${after.createdAt}::timestamptz`);
+    conditions.push(Prisma.sql`(o.created_at < ${after.createdAt}::timestamptz
+      OR (o.created_at = ${after.createdAt}::timestamptz AND o.id < ${after.id}::uuid))`);
+  }
+  return Prisma.sql`SELECT o.id FROM orders o WHERE ${Prisma.join(conditions, " AND ")}
+    ORDER BY o.created_at DESC, o.id DESC LIMIT ${limit}`;
+}
+
+/** How many orders the search matches in all pages. */
+export function searchCountSql(scope: MerchantScope, filter: OrderFilter & { search: string }): Prisma.Sql {
+  return Prisma.sql`SELECT count(*)::int AS count FROM orders o WHERE ${Prisma.join(searchConditions(scope, filter), " AND ")}`;
+}
