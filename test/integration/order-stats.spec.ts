@@ -334,6 +334,8 @@ describe("orderStats refusals", () => {
     const [error] = response.body.errors!;
     // Dates are checked by the DateTime scalar before the resolver runs; the rest by the shared rules.
     if (field === "from") expect(error.extensions?.code).toBe("BAD_USER_INPUT");
+    // A NUL in any variable is refused before execution by the storability guard, naming the variable.
+    else if (JSON.stringify(params).includes("\\u0000")) expect(error.extensions).toMatchObject({ code: "BAD_USER_INPUT", field: ["variables", field] });
     else {
       expect(error.extensions).toMatchObject({ code: "BAD_USER_INPUT" });
       expect(error.extensions?.details.map((detail: any) => detail.field)).toEqual([[field]]);
