@@ -294,6 +294,42 @@ describe("the merchant console in Chromium", () => {
     await viewer.close();
   });
 
+  it("renders every page in English and Arabic at desktop and phone widths (screenshots in test-artifacts/console/)", async () => {
+    const detail = await place({ customerName: "ليلى حسن", customerAddress: "شارع الملك فهد، الرياض" });
+    await shop.test.post(`/api/v1/test/orders/${detail.id}/customer-action`, { action: "approve" });
+    const pages = [
+      { name: "orders", path: "/orders", ready: "orders-table" },
+      { name: "order-detail", path: `/orders/${detail.id}`, ready: "timeline" },
+      { name: "api-keys", path: "/keys", ready: "keys-table" },
+      { name: "webhooks", path: "/webhooks", ready: "endpoints" },
+      { name: "settings", path: "/settings", ready: "policy-form" },
+    ];
+    for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+      const session = await ConsoleSession.open(browser, server.baseUrl, viewport);
+      for (const language of ["en", "ar"]) {
+        await session.context.addInitScript((chosen) => (globalThis as any).localStorage.setItem("ocs.console.language", chosen), language);
+        await session.goto("/sign-in");
+        await session.page.locator(`html[lang="${language}"]`).waitFor({ state: "attached" });
+        const { png } = await session.screenshot("sign-in");
+        expect(png.length).toBeGreaterThan(5_000);
+        if (!(await session.page.getByTestId("signed-in-as").count())) await session.signIn(ADMIN.email, ADMIN.password);
+        await session.page.getByTestId("signed-in-as").waitFor();
+        for (const entry of pages) {
+          await session.goto(entry.path);
+          await session.page.getByTestId(entry.ready).waitFor();
+          await session.page.locator('[data-testid="live-state"][data-state="live"], [data-testid="order-detail"], [data-testid="keys-table"], [data-testid="endpoints"], [data-testid="policy-form"]').first().waitFor();
+          expect(await session.page.locator("html").getAttribute("dir")).toBe(language === "ar" ? "rtl" : "ltr");
+          // Readable at this width: nothing but wide tables (which scroll in their own box) overflows the page.
+          const overflow = await session.page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).innerWidth);
+          expect(overflow, `${entry.name} ${language} ${viewport.width}px`).toBeLessThanOrEqual(0);
+          await session.screenshot(entry.name);
+        }
+      }
+      expect(session.errors).toEqual([]);
+      await session.close();
+    }
+  });
+
   it("signs out: the session ends and the console asks to sign in again", async () => {
     const { page } = admin;
     await admin.goto("/orders");

@@ -98,7 +98,7 @@ export function ApiKeysPage() {
         </p>
       ) : null}
       <div className="table-wrap">
-        <table className="table" data-testid="keys-table">
+        <table className="table cards" data-testid="keys-table">
           <thead>
             <tr>
               <th scope="col">{t("keys.prefix")}</th>

@@ -114,7 +114,9 @@ export function OrderDetailPage() {
             <dt>{t("order.customer")}</dt>
             <dd>{order.customerName}</dd>
             <dt>{t("order.phone")}</dt>
-            <dd dir="ltr">+{order.customerPhone}</dd>
+            <dd>
+              <bdi dir="ltr">+{order.customerPhone}</bdi>
+            </dd>
             <dt>{t("order.address")}</dt>
             <dd>{order.customerAddress ?? t("common.none")}</dd>
             <dt>{t("order.customerAction")}</dt>

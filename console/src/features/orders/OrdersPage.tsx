@@ -104,7 +104,7 @@ export function OrdersPage() {
       <ErrorBanner error={result.error} />
       <p className="muted small">{t("common.timeZone", { zone: timeZone })}</p>
       <div className="table-wrap">
-        <table className="table" data-testid="orders-table">
+        <table className="table cards" data-testid="orders-table">
           <thead>
             <tr>
               <th scope="col">{t("orders.column.order")}</th>
@@ -129,7 +129,7 @@ export function OrdersPage() {
                   className={changes > 0 ? "flash" : undefined}
                 >
                   <td>
-                    <Link to={`/orders/${order.id}`} dir="ltr">
+                    <Link to={`/orders/${order.id}`} dir="ltr" className="nowrap">
                       {order.externalOrderId}
                     </Link>
                   </td>
