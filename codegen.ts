@@ -3,6 +3,8 @@
 // - src/generated/graphql.ts: the server's resolver and context types; committed, and CI fails when it is stale.
 // - console/src/gql/: the console's typed `graphql()` function and documents (client preset), generated from the
 //   operations written next to the console's components; git-ignored, regenerated before every console build.
+import { addTypenameSelectionDocumentTransform } from "@graphql-codegen/client-preset";
+
 const config = {
   overwrite: true,
   schema: "schema.graphql",
@@ -25,7 +27,11 @@ const config = {
     "console/src/gql/": {
       preset: "client",
       documents: ["console/src/**/*.tsx", "console/src/**/*.ts", "!console/src/gql/**"],
-      presetConfig: { fragmentMasking: false },
+      // urql's document cache reads __typename; the hashed documents must carry it, since the server runs those.
+      documentTransforms: [addTypenameSelectionDocumentTransform],
+      // persistedDocuments: every operation gets its sha256 (document.__meta__.hash) and persisted-documents.json
+      // maps hash → document; the build ships it as console/dist/trusted-documents.json for the server.
+      presetConfig: { fragmentMasking: false, persistedDocuments: { hashAlgorithm: "sha256" } },
       config: {
         useTypeImports: true,
         enumsAsTypes: true,

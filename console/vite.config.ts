@@ -1,5 +1,6 @@
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vite";
+import { defineConfig, type Plugin } from "vite";
 import react from "@vitejs/plugin-react";
 
 // The console is served by the service at /console (src/http/routes/console-page.routes.ts) from console/dist.
@@ -8,7 +9,7 @@ import react from "@vitejs/plugin-react";
 export default defineConfig({
   root: fileURLToPath(new URL(".", import.meta.url)),
   base: "/console/",
-  plugins: [react()],
+  plugins: [react(), trustedDocuments()],
   build: {
     outDir: "dist",
     emptyOutDir: true,
@@ -25,3 +26,18 @@ export default defineConfig({
     },
   },
 });
+
+/**
+ * Trusted documents: the hash → document manifest graphql-codegen wrote for the console's operations goes into the
+ * build as trusted-documents.json, which the server loads (src/graphql/trusted-documents.ts).
+ */
+function trustedDocuments(): Plugin {
+  return {
+    name: "ocs-trusted-documents",
+    apply: "build",
+    generateBundle() {
+      const manifest = readFileSync(new URL("./src/gql/persisted-documents.json", import.meta.url), "utf8");
+      this.emitFile({ type: "asset", fileName: "trusted-documents.json", source: manifest });
+    },
+  };
+}

@@ -341,3 +341,65 @@ describe("the merchant console in Chromium", () => {
     await page.waitForURL(/\/console\/keys$/);
   });
 });
+
+describe("trusted documents (CONSOLE_TRUSTED_DOCUMENTS=true, the production default)", () => {
+  let strict: TestServer;
+  let strictShop: TestMerchant;
+  let cookie: string;
+
+  beforeAll(async () => {
+    strict = await startTestServer({ CONSOLE_TRUSTED_DOCUMENTS: "true" });
+    strictShop = await strict.merchant("Strict Shop");
+    await strict.app.services.users.create(strictShop.id, ADMIN.email, "admin", ADMIN.password);
+    const signedIn = await fetch(`${strict.baseUrl}/api/v1/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(ADMIN),
+    });
+    expect(signedIn.status).toBe(200);
+    cookie = signedIn.headers.get("set-cookie")!.split(";")[0];
+  });
+  afterAll(async () => {
+    await strict?.close();
+  });
+
+  const graphql = (body: unknown, headers: Record<string, string>) =>
+    fetch(`${strict.baseUrl}/graphql`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+
+  it("runs the console (which sends only the hashes of its build's documents)", async () => {
+    const session = await ConsoleSession.open(browser, strict.baseUrl);
+    const bodies: any[] = [];
+    session.page.on("request", (request) => {
+      if (request.url().endsWith("/graphql") && request.method() === "POST") bodies.push(request.postDataJSON());
+    });
+    await session.goto("/sign-in");
+    await session.signIn(ADMIN.email, ADMIN.password);
+    await session.page.getByTestId("orders-empty").waitFor();
+    const created = await strictShop.test.post("/api/v1/orders", orderInput());
+    await session.rowFor(created.body.externalOrderId).waitFor();
+    await session.nav("API keys").click();
+    await session.page.getByTestId("create-key").click();
+    await session.secretDialog().waitFor();
+    expect(session.errors).toEqual([]);
+    expect(bodies.length).toBeGreaterThan(3);
+    for (const body of bodies) {
+      expect(body.query).toBeUndefined();
+      expect(body.extensions.persistedQuery.sha256Hash).toMatch(/^[0-9a-f]{64}$/);
+    }
+    await session.close();
+  });
+
+  it("refuses any other document from a session, and an unknown hash; API keys still send any document", async () => {
+    const own = await graphql({ query: "{ viewer { mode } }" }, { cookie });
+    expect(own.status).toBe(400);
+    expect(((await own.json()) as any).errors[0].extensions.code).toBe("PERSISTED_QUERY_NOT_SUPPORTED");
+    const unknown = await graphql({ extensions: { persistedQuery: { version: 1, sha256Hash: "0".repeat(64) } } }, { cookie, "accept-language": "ar" });
+    expect(unknown.status).toBe(400);
+    const body = (await unknown.json()) as any;
+    expect(body.errors[0].extensions.code).toBe("PERSISTED_QUERY_NOT_FOUND");
+    expect(body.errors[0].message).toMatch(/[\u0600-\u06FF]/);
+    const withKey = await graphql({ query: "{ viewer { mode } }" }, { "x-api-key": strictShop.keys.test });
+    expect(withKey.status).toBe(200);
+    expect(((await withKey.json()) as any).data.viewer.mode).toBe("TEST");
+  });
+});

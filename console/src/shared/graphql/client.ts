@@ -1,4 +1,4 @@
-import { Client, cacheExchange, fetchExchange, mapExchange, subscriptionExchange } from "urql";
+import { Client, cacheExchange, fetchExchange, makeOperation, mapExchange, subscriptionExchange, type Operation } from "urql";
 import { createClient as createSocketClient, type Client as SocketClient } from "graphql-ws/client";
 
 export type Mode = "test" | "live";
@@ -50,6 +50,8 @@ export function createConsoleClient(options: { mode: Mode; language: string; onU
     }),
     exchanges: [
       mapExchange({
+        // The development server (vite) sends documents as they are edited; builds send their hashes.
+        onOperation: import.meta.env.PROD ? sendDocumentHash : undefined,
         onError(error) {
           const unauthenticated =
             error.response?.status === 401 || error.graphQLErrors.some((e) => e.extensions?.code === "UNAUTHENTICATED");
@@ -84,4 +86,20 @@ export function createConsoleClient(options: { mode: Mode; language: string; onU
       void socket.dispose();
     },
   };
+}
+
+/**
+ * Trusted documents: queries and mutations go to the server as the build-time sha256 of their document
+ * (`extensions.persistedQuery`, so urql leaves `query` out of the body); the server runs the document its
+ * manifest names and, in production, refuses any other document from a session.
+ */
+function sendDocumentHash(operation: Operation): Operation {
+  if (operation.kind !== "query" && operation.kind !== "mutation") return operation;
+  const hash = (operation.query as { __meta__?: { hash?: string } }).__meta__?.hash;
+  if (!hash) return operation;
+  return makeOperation(
+    operation.kind,
+    { ...operation, extensions: { ...operation.extensions, persistedQuery: { version: 1, sha256Hash: hash.replace(/^sha256:/, "") } } },
+    operation.context,
+  );
 }
