@@ -294,6 +294,28 @@ describe("the merchant console in Chromium", () => {
     await viewer.close();
   });
 
+  it("works from the keyboard: a dialog takes focus, Escape closes it and focus returns to its button", async () => {
+    const { page } = admin;
+    await admin.goto("/keys");
+    const create = page.getByTestId("create-key");
+    await create.focus();
+    await page.keyboard.press("Enter");
+    const dialog = admin.secretDialog();
+    await dialog.waitFor();
+    // The first action of the dialog has focus; the page behind it is inert.
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).toBe("Copy");
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute("data-testid"))).toBe("create-key");
+    // The mode switch and the language switch are buttons in the tab order.
+    await page.getByRole("button", { name: "Live", exact: true }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByText("Live mode: real customers").waitFor();
+    await page.getByRole("button", { name: "Test", exact: true }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByText("Live mode: real customers").waitFor({ state: "detached" });
+  });
+
   it("renders every page in English and Arabic at desktop and phone widths (screenshots in test-artifacts/console/)", async () => {
     const detail = await place({ customerName: "ليلى حسن", customerAddress: "شارع الملك فهد، الرياض" });
     await shop.test.post(`/api/v1/test/orders/${detail.id}/customer-action`, { action: "approve" });
@@ -401,5 +423,31 @@ describe("trusted documents (CONSOLE_TRUSTED_DOCUMENTS=true, the production defa
     const withKey = await graphql({ query: "{ viewer { mode } }" }, { "x-api-key": strictShop.keys.test });
     expect(withKey.status).toBe(200);
     expect(((await withKey.json()) as any).data.viewer.mode).toBe("TEST");
+  });
+});
+
+describe("sign-in throttling in the console", () => {
+  let throttled: TestServer;
+  afterAll(async () => {
+    await throttled?.close();
+  });
+
+  it("shows the service's 429 message (in Arabic when Arabic is chosen) after too many failures", async () => {
+    throttled = await startTestServer({ SIGN_IN_RATE_LIMIT_MAX: "2" });
+    const merchant = await throttled.merchant("Throttled Shop");
+    await throttled.app.services.users.create(merchant.id, ADMIN.email, "admin", ADMIN.password);
+    const session = await ConsoleSession.open(browser, throttled.baseUrl);
+    await session.context.addInitScript(() => (globalThis as any).localStorage.setItem("ocs.console.language", "ar"));
+    await session.goto("/sign-in");
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await session.signIn(ADMIN.email, `wrong password ${attempt}`);
+      await expect.poll(() => session.signInError().textContent()).toMatch(/[\u0600-\u06FF]/);
+      await session.signInError().waitFor();
+    }
+    await session.signIn(ADMIN.email, ADMIN.password);
+    await expect.poll(() => session.signInError().getAttribute("data-status")).toBe("429");
+    expect(await session.signInError().textContent()).toMatch(/[\u0600-\u06FF]/);
+    expect(session.page.url()).toContain("/sign-in");
+    await session.close();
   });
 });

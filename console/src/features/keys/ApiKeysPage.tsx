@@ -63,6 +63,8 @@ export function ApiKeysPage() {
   const refresh = () => reexecute({ requestPolicy: "network-only" });
 
   const onCreate = async () => {
+    // Not a disabled button while creating: a disabled button drops focus, which the dialog returns to on close.
+    if (createState.fetching) return;
     setError(null);
     const outcome = await createKey({ mode: viewer.mode });
     const message = mutationErrorMessage(outcome.error, t) ?? outcome.data?.createApiKey.userErrors.map((e) => e.message).join("; ");
@@ -85,7 +87,7 @@ export function ApiKeysPage() {
       <div className="page-head">
         <h1 id="keys-title">{t("keys.title")}</h1>
         {viewer.canWrite ? (
-          <button type="button" className="primary" disabled={createState.fetching} onClick={onCreate} data-testid="create-key">
+          <button type="button" className="primary" aria-busy={createState.fetching} onClick={onCreate} data-testid="create-key">
             {t("keys.create", { mode: modeName })}
           </button>
         ) : null}

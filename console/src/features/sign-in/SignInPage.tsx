@@ -17,7 +17,7 @@ export function SignInPage() {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<{ message: string; status: number } | null>(null);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -31,7 +31,7 @@ export function SignInPage() {
       return;
     }
     // 401 and 429 bodies carry a localised message (429: "try again in N seconds").
-    setError(result.status === 0 ? t("signIn.network") : (result.message ?? t("signIn.failed")));
+    setError({ status: result.status, message: result.status === 0 ? t("signIn.network") : (result.message ?? t("signIn.failed")) });
     setPassword("");
   };
 
@@ -75,8 +75,8 @@ export function SignInPage() {
           />
         </label>
         {error ? (
-          <p className="error" id="sign-in-error" role="alert">
-            {error}
+          <p className="error" id="sign-in-error" role="alert" data-status={error.status}>
+            {error.message}
           </p>
         ) : null}
         <button type="submit" className="primary" disabled={busy || !email || !password}>
