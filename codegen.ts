@@ -1,6 +1,10 @@
-// graphql-codegen configuration: resolver and context types generated from schema.graphql (the single
-// source of the GraphQL surface). Run by `npm run generate` (postinstall); the output is committed and CI
-// fails when it differs from what schema.graphql generates.
+// graphql-codegen configuration: everything typed from schema.graphql (the single source of the GraphQL surface).
+// Run by `npm run generate` (postinstall).
+// - src/generated/graphql.ts: the server's resolver and context types; committed, and CI fails when it is stale.
+// - console/src/gql/: the console's typed `graphql()` function and documents (client preset), generated from the
+//   operations written next to the console's components; git-ignored, regenerated before every console build.
+import { addTypenameSelectionDocumentTransform } from "@graphql-codegen/client-preset";
+
 const config = {
   overwrite: true,
   schema: "schema.graphql",
@@ -18,6 +22,20 @@ const config = {
           OrderConnection: "../graphql/order-mapper.ts#OrderConnectionSource",
           Order: "../graphql/order-mapper.ts#OrderSource",
         },
+      },
+    },
+    "console/src/gql/": {
+      preset: "client",
+      documents: ["console/src/**/*.tsx", "console/src/**/*.ts", "!console/src/gql/**"],
+      // urql's document cache reads __typename; the hashed documents must carry it, since the server runs those.
+      documentTransforms: [addTypenameSelectionDocumentTransform],
+      // persistedDocuments: every operation gets its sha256 (document.__meta__.hash) and persisted-documents.json
+      // maps hash → document; the build ships it as console/dist/trusted-documents.json for the server.
+      presetConfig: { fragmentMasking: false, persistedDocuments: { hashAlgorithm: "sha256" } },
+      config: {
+        useTypeImports: true,
+        enumsAsTypes: true,
+        scalars: { DateTime: "string", JSON: "Record<string, unknown>" },
       },
     },
   },

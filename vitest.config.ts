@@ -7,7 +7,8 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: "graphql/index.js" }],
   },
   test: {
-    include: ["test/**/*.spec.ts"],
+    // The console's pure pieces (reducers, URL state) are unit-tested next to their feature.
+    include: ["test/**/*.spec.ts", "console/src/**/*.spec.ts"],
     globalSetup: ["test/support/global-setup.ts"],
     // Each integration file boots its own server and database; two cores run two files at a time.
     pool: "forks",

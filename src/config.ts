@@ -115,6 +115,8 @@ const envSchema = z.object({
   SESSION_IDLE_TIMEOUT: duration.prefault("12h"),
   SESSION_MAX_AGE: duration.prefault("7d"),
   COOKIE_SECURE: booleanFlag.default(true),
+  /** Console sessions may run only the console's own (build-time hashed) operations; default: on in production. */
+  CONSOLE_TRUSTED_DOCUMENTS: booleanFlag.optional(),
   CONSOLE_ORIGINS: originList.prefault(""),
   SIGN_IN_RATE_LIMIT_MAX: positiveInt.default(10),
   SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS: positiveInt.default(50),
@@ -172,6 +174,8 @@ export interface Config {
     cookieSecure: boolean;
     /** Origins besides the server's own whose pages may use the session (sign-in, websocket). */
     allowedOrigins: string[];
+    /** Session requests may run only the console's trusted documents (hash → document manifest of its build). */
+    trustedDocuments: boolean;
     signInRateLimit: { maxPerEmail: number; maxPerAddress: number; windowMs: number };
   };
   logLevel: string;
@@ -247,6 +251,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       sessionMaxAgeMs: env.SESSION_MAX_AGE,
       cookieSecure: env.COOKIE_SECURE,
       allowedOrigins: env.CONSOLE_ORIGINS,
+      trustedDocuments: env.CONSOLE_TRUSTED_DOCUMENTS ?? env.NODE_ENV === "production",
       signInRateLimit: {
         maxPerEmail: env.SIGN_IN_RATE_LIMIT_MAX,
         maxPerAddress: env.SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS,

@@ -45,7 +45,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     const demoUser = await app.services.users.create(demo.merchant.id, DEMO_USER_EMAIL, "admin");
     printDemoBanner(base, demo.merchant.id, demo.keys.test, { email: demoUser.user.email, password: demoUser.generatedPassword! });
   } else {
-    console.log(`\n  Order Confirmation Service on ${base}  (API docs: ${base}/docs, simulator: ${base}/simulator)\n`);
+    console.log(`\n  Order Confirmation Service on ${base}  (console: ${base}/console, API docs: ${base}/docs, simulator: ${base}/simulator)\n`);
   }
 }
 
@@ -66,8 +66,9 @@ function printDemoBanner(base: string, merchantId: string, testKey: string, user
     "                  (shown once; test keys send to the built-in WhatsApp simulator)",
     `  Console user:   ${user.email}`,
     `  Password:       ${user.password}`,
-    "                  (shown once; sign in with POST /api/v1/session, then use GraphQL with the cookie)",
+    "                  (shown once; sign in at the console below)",
     "",
+    `  Console:        ${base}/console`,
     `  API docs:       ${base}/docs`,
     `  OpenAPI:        ${base}/api/v1/openapi.json`,
     `  Simulator:      ${base}/simulator`,

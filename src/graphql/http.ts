@@ -31,6 +31,9 @@ import {
 import { costLimitRule, depthLimitRule } from "./hardening.ts";
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, warnDatabaseUnavailable } from "../db/unavailable.ts";
 import { documentTooLargeError, MAX_DOCUMENT_LENGTH, parseOptions, unstorableInputError } from "./input-checks.ts";
+import { loadTrustedDocuments, resolveTrustedDocument } from "./trusted-documents.ts";
+import { CONSOLE_DIST } from "../http/routes/console-page.routes.ts";
+import { join } from "node:path";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -106,6 +109,10 @@ export async function graphqlRoutes(
       }),
   });
 
+  // The console build's hash → document manifest (empty without a build: then sessions can send only documents,
+  // and only while CONSOLE_TRUSTED_DOCUMENTS is off).
+  const trustedDocuments = loadTrustedDocuments(join(CONSOLE_DIST, "trusted-documents.json"));
+
   return async (app: FastifyInstance) => {
     app.addHook("onClose", () => apollo.stop());
     app.decorateRequest("graphqlAuthError", null);
@@ -132,6 +139,14 @@ export async function graphqlRoutes(
         if (!(error instanceof UnauthorizedError)) throw error;
         request.graphqlAuthError = error;
       }
+    });
+    // Browsers (a console session, or nobody yet: the console before sign-in): a document hash becomes the console's
+    // document; a session's other documents only while not enforced. API-key requests are left as they are.
+    app.addHook("preHandler", async (request, reply) => {
+      if (request.caller) return;
+      const enforce = config.console.trustedDocuments && Boolean(request.graphqlSession);
+      const refused = resolveTrustedDocument(request, trustedDocuments, enforce, request.language);
+      if (refused) return reply.code(400).send({ errors: [{ message: refused.message, extensions: { code: refused.extensions.code } }] });
     });
     // Errors before Apollo (rate limit, body too large, not JSON, unparsable JSON) in GraphQL's response shape.
     app.setErrorHandler((error, request, reply) => {

@@ -20,6 +20,7 @@ import { confirmationPolicyRoutes } from "./routes/confirmation-policy.routes.ts
 import { orderRoutes } from "./routes/orders.routes.ts";
 import { simulatorTestRoutes } from "./routes/simulator-test.routes.ts";
 import { simulatorPageRoutes } from "./routes/simulator-page.routes.ts";
+import { consolePageRoutes } from "./routes/console-page.routes.ts";
 import { operationalRoutes } from "./routes/operational.routes.ts";
 import { whatsappWebhookRoutes } from "./routes/whatsapp-webhook.routes.ts";
 import type { GraphQLSchema } from "graphql";
@@ -188,6 +189,7 @@ export async function buildHttpServer(
   await app.register(statsRoutes(services), { prefix: "/api/v1" });
   await app.register(simulatorTestRoutes(services), { prefix: "/api/v1/test" });
   await app.register(simulatorPageRoutes());
+  await app.register(consolePageRoutes());
   await app.register(whatsappWebhookRoutes(services));
   // GraphQL (SPEC §6): Apollo at /graphql, closed by app.close() through Fastify's onClose.
   await app.register(await graphqlRoutes(services, config, logger, graphqlSchema));

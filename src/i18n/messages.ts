@@ -31,6 +31,14 @@ const catalog: Record<string, Record<Language, Template>> = {
     en: "Your role (viewer) may only read: ask an admin of your merchant to make this change",
     ar: "دورك (مشاهد) يسمح بالقراءة فقط: اطلب من أحد مسؤولي حسابك إجراء هذا التغيير",
   },
+  "error.TRUSTED_DOCUMENTS.unknown": {
+    en: "This operation is not one of the console's: reload the console to get its current version",
+    ar: "هذه العملية ليست من عمليات لوحة التحكم: أعد تحميل اللوحة للحصول على إصدارها الحالي",
+  },
+  "error.TRUSTED_DOCUMENTS.required": {
+    en: "A console session may run only the console's own operations (trusted documents); use an API key for other queries",
+    ar: "لا يمكن لجلسة لوحة التحكم تنفيذ إلا عمليات اللوحة نفسها (مستندات موثوقة)؛ استخدم مفتاح API للاستعلامات الأخرى",
+  },
   "error.FORBIDDEN.origin": {
     en: "Requests from this origin may not sign in or use a console session",
     ar: "لا يُسمح للطلبات القادمة من هذا المصدر بتسجيل الدخول أو استخدام جلسة لوحة التحكم",

@@ -48,6 +48,7 @@ describe("first start with no configuration", () => {
     expect(first.stdout).toContain(`API docs:       http://localhost:${port}/docs`);
     expect(first.stdout).toContain(`OpenAPI:        http://localhost:${port}/api/v1/openapi.json`);
     expect(first.stdout).toContain(`Simulator:      http://localhost:${port}/simulator`);
+    expect(first.stdout).toContain(`Console:        http://localhost:${port}/console`);
     expect(first.stdout).toContain(`GraphQL:        http://localhost:${port}/graphql (subscriptions: ws://localhost:${port}/graphql)`);
     expect(first.stdout.match(/ek_test_[0-9A-Za-z]{32,}/g)?.every((printed) => printed === key)).toBe(true);
     expect(first.stdout).not.toMatch(/ek_live_/);
@@ -57,6 +58,7 @@ describe("first start with no configuration", () => {
     expect(created.body).toMatchObject({ status: "pending", customerAction: null, deliveryStatus: null });
     expect((await api.get("/docs")).status).toBe(200);
     expect((await api.get("/simulator")).status).toBe(200);
+    expect((await api.get("/console")).status).toBe(200);
     if (!usingPostgres) expect(existsSync(path.join(dataDir, "pgdata"))).toBe(true);
   });
 

@@ -258,8 +258,16 @@ describe("console sessions (SPEC §10)", () => {
       sessionMaxAgeMs: 7 * 86_400_000,
       cookieSecure: true,
       allowedOrigins: [],
+      trustedDocuments: false,
       signInRateLimit: { maxPerEmail: 10, maxPerAddress: 50, windowMs: 15 * 60_000 },
     });
+  });
+
+  it("trusted documents: on by default in production only, and CONSOLE_TRUSTED_DOCUMENTS decides when set", () => {
+    expect(loadConfig({ NODE_ENV: "production" }).console.trustedDocuments).toBe(true);
+    expect(loadConfig({ NODE_ENV: "production", CONSOLE_TRUSTED_DOCUMENTS: "false" }).console.trustedDocuments).toBe(false);
+    expect(loadConfig({ CONSOLE_TRUSTED_DOCUMENTS: "true" }).console.trustedDocuments).toBe(true);
+    expect(configError({ CONSOLE_TRUSTED_DOCUMENTS: "sometimes" }).problems[0]).toMatch(/^CONSOLE_TRUSTED_DOCUMENTS:/);
   });
 
   it("reads every variable; CONSOLE_ORIGINS is a comma-separated list of exact origins", () => {
@@ -271,12 +279,14 @@ describe("console sessions (SPEC §10)", () => {
       SIGN_IN_RATE_LIMIT_MAX: "5",
       SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS: "20",
       SIGN_IN_RATE_LIMIT_WINDOW: "1h",
+      CONSOLE_TRUSTED_DOCUMENTS: "yes",
     });
     expect(config.console).toEqual({
       sessionIdleTimeoutMs: 1_800_000,
       sessionMaxAgeMs: 86_400_000,
       cookieSecure: false,
       allowedOrigins: ["https://console.example.com", "http://localhost:5173"],
+      trustedDocuments: true,
       signInRateLimit: { maxPerEmail: 5, maxPerAddress: 20, windowMs: 3_600_000 },
     });
   });

@@ -1,0 +1,33 @@
+import { BrowserRouter, Navigate, Route, Routes } from "react-router";
+import { I18nProvider } from "./shared/i18n/i18n.tsx";
+import { ConsoleProvider } from "./shared/session/console-context.tsx";
+import { Layout } from "./shared/layout/Layout.tsx";
+import { SignInPage } from "./features/sign-in/SignInPage.tsx";
+import { OrdersPage } from "./features/orders/OrdersPage.tsx";
+import { OrderDetailPage } from "./features/orders/OrderDetailPage.tsx";
+import { ApiKeysPage } from "./features/keys/ApiKeysPage.tsx";
+import { WebhooksPage } from "./features/webhooks/WebhooksPage.tsx";
+import { SettingsPage } from "./features/settings/SettingsPage.tsx";
+
+export function App() {
+  return (
+    <I18nProvider>
+      <ConsoleProvider>
+        <BrowserRouter basename="/console">
+          <Routes>
+            <Route path="/sign-in" element={<SignInPage />} />
+            <Route element={<Layout />}>
+              <Route index element={<Navigate to="/orders" replace />} />
+              <Route path="/orders" element={<OrdersPage />} />
+              <Route path="/orders/:id" element={<OrderDetailPage />} />
+              <Route path="/keys" element={<ApiKeysPage />} />
+              <Route path="/webhooks" element={<WebhooksPage />} />
+              <Route path="/settings" element={<SettingsPage />} />
+              <Route path="*" element={<Navigate to="/orders" replace />} />
+            </Route>
+          </Routes>
+        </BrowserRouter>
+      </ConsoleProvider>
+    </I18nProvider>
+  );
+}

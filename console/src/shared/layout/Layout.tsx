@@ -1,0 +1,110 @@
+import { NavLink, Navigate, Outlet, useLocation } from "react-router";
+import { useQuery } from "urql";
+import { graphql } from "../../gql/index.ts";
+import { useI18n } from "../i18n/i18n.tsx";
+import { useConsole } from "../session/console-context.tsx";
+import { signOut } from "../session/session-api.ts";
+import { ViewerContext } from "../session/viewer.tsx";
+import { LiveOrdersProvider } from "../live-orders.tsx";
+import { ErrorBanner } from "../ui/errors.tsx";
+import type { Mode } from "../graphql/client.ts";
+
+const ViewerQueryDocument = graphql(`
+  query Viewer {
+    viewer {
+      user {
+        id
+        email
+        role
+      }
+      merchant {
+        id
+        name
+      }
+      mode
+    }
+  }
+`);
+
+/** The signed-in shell: header (merchant, mode switch, language, sign-out), navigation, and the page. */
+export function Layout() {
+  const { t } = useI18n();
+  const { authenticated, signedOut } = useConsole();
+  const location = useLocation();
+  const [result] = useQuery({ query: ViewerQueryDocument });
+
+  if (!authenticated) {
+    if (signedOut) return <Navigate to="/sign-in" replace />;
+    const next = `${location.pathname}${location.search}`;
+    return <Navigate to={`/sign-in?next=${encodeURIComponent(next)}`} replace />;
+  }
+  if (!result.data) {
+    return (
+      <div className="centered">
+        <ErrorBanner error={result.error} />
+        {!result.error ? <p>{t("app.loading")}</p> : null}
+      </div>
+    );
+  }
+  const viewer = { ...result.data.viewer, canWrite: result.data.viewer.user?.role !== "VIEWER" };
+  return (
+    <ViewerContext.Provider value={viewer}>
+      <LiveOrdersProvider>
+        <a className="skip-link" href="#main">
+          {t("app.skipToContent")}
+        </a>
+        <div className={`shell mode-${viewer.mode.toLowerCase()}`}>
+          <Header merchantName={viewer.merchant.name} email={viewer.user?.email ?? ""} role={viewer.user?.role ?? "VIEWER"} />
+          {viewer.mode === "LIVE" ? (
+            <p className="live-banner" role="status">
+              {t("mode.liveBanner")}
+            </p>
+          ) : null}
+          <main id="main" tabIndex={-1}>
+            <Outlet />
+          </main>
+        </div>
+      </LiveOrdersProvider>
+    </ViewerContext.Provider>
+  );
+}
+
+function Header(props: { merchantName: string; email: string; role: "ADMIN" | "VIEWER" }) {
+  const { t, language, setLanguage } = useI18n();
+  const { mode, setMode, restart } = useConsole();
+  const onSignOut = async () => {
+    await signOut();
+    restart(false);
+  };
+  return (
+    <header className="header">
+      <div className="brand">
+        <strong>{props.merchantName}</strong>
+        <span className="muted" data-testid="signed-in-as">
+          {props.email} · {t(`role.${props.role}`)}
+        </span>
+      </div>
+      <nav className="nav" aria-label={t("nav.label")}>
+        <NavLink to="/orders">{t("nav.orders")}</NavLink>
+        <NavLink to="/keys">{t("nav.keys")}</NavLink>
+        <NavLink to="/webhooks">{t("nav.webhooks")}</NavLink>
+        <NavLink to="/settings">{t("nav.settings")}</NavLink>
+      </nav>
+      <div className="header-tools">
+        <div className="mode-switch" role="group" aria-label={t("mode.label")}>
+          {(["test", "live"] as Mode[]).map((value) => (
+            <button key={value} type="button" aria-pressed={mode === value} data-mode={value} onClick={() => setMode(value)}>
+              {t(`mode.${value}`)}
+            </button>
+          ))}
+        </div>
+        <button type="button" className="link-button" lang={language === "en" ? "ar" : "en"} onClick={() => setLanguage(language === "en" ? "ar" : "en")}>
+          {t("language.switchTo")}
+        </button>
+        <button type="button" className="link-button" onClick={onSignOut}>
+          {t("signOut")}
+        </button>
+      </div>
+    </header>
+  );
+}
