@@ -40,6 +40,9 @@ import { SessionService } from "./domain/users/session.service.ts";
 import { MemoryAttemptCounter, RedisAttemptCounter } from "./domain/users/attempt-counter.ts";
 import { abandonedSendAgeMs, startMaintenance } from "./workers/maintenance.worker.ts";
 
+/** How long app.close() lets open HTTP connections end by themselves before cutting them. */
+const HTTP_CLOSE_GRACE_MS = 3_000;
+
 export interface AppServices {
   config: Config;
   database: Database;
@@ -191,7 +194,12 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       // The dispatcher winds down alongside the HTTP server: attempts under way finish or are handed back.
       const dispatcherStopped = webhookDispatcher.stop();
       const schedulerStopped = confirmationScheduler.stop();
+      // Connections still open after a grace period (a keep-alive socket Node does not count as idle, a client
+      // that never finishes its request) are cut, so shutdown never waits on a client; handlers still running
+      // are waited for below.
+      const cut = setTimeout(() => http.server.closeAllConnections(), HTTP_CLOSE_GRACE_MS);
       await http.close();
+      clearTimeout(cut);
       // Handlers of clients that went away still run: let them finish before their database goes.
       await drain("shutdown", http.inFlight, 10_000, (message) => logger.warn(message));
       await dispatcherStopped;
