@@ -1,14 +1,14 @@
 import { writeFileSync } from "node:fs";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestServer, type TestMerchant, type TestServer } from "../support/server.ts";
 import { orderInput } from "../support/fixtures.ts";
-import { CHROMIUM_ARGS, findChromium } from "../support/chromium.ts";
+import { launchChromium } from "../support/browser.ts";
 
 /**
- * SPEC §5.4, the /simulator page in a real headless Chromium driven by playwright-core. The browser is found by
- * test/support/chromium.ts (npm test installs one first when there is none); without one this file fails,
- * it is never skipped.
+ * SPEC §5.4, the /simulator page in a real headless Chromium driven by playwright-core, launched like every
+ * browser test (test/support/browser.ts; npm test installs one first when there is none); without one this file
+ * fails, it is never skipped.
  */
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -21,13 +21,9 @@ let page: Page;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  const executablePath = findChromium();
-  if (!executablePath) {
-    throw new Error("No Chromium for the /simulator page tests: run them with npm test (which installs one) or set CHROMIUM_PATH.");
-  }
+  browser = await launchChromium();
   server = await startTestServer({ CONFIRMATION_MIN_DELAY: "1s" });
   shop = await server.merchant("Browser Shop");
-  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.setDefaultTimeout(10_000);
   page.on("pageerror", (error) => pageErrors.push(String(error)));

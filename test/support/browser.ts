@@ -1,28 +1,15 @@
-import { existsSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
+import { CHROMIUM_ARGS, findChromium } from "./chromium.ts";
 
 /**
- * Debian's Chromium driven by playwright-core (which never downloads a browser). A missing /usr/bin/chromium
- * fails the browser tests with a message saying how to install it (.ci/run installs it).
+ * The Chromium every browser test drives through playwright-core (which never downloads a browser itself):
+ * found as test/support/chromium.ts says (CHROMIUM_PATH, the system's, Playwright's cache); `npm test` installs
+ * one first when there is none, so the browser tests are never skipped.
  */
-export const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: the browser tests need Debian's Chromium ` +
-        "(apt-get update && apt-get install -y chromium; .ci/run installs it).",
-    );
+  const executablePath = findChromium();
+  if (!executablePath) {
+    throw new Error("No Chromium for the browser tests: run them with npm test (which installs one) or set CHROMIUM_PATH.");
   }
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath, args: CHROMIUM_ARGS });
 }
