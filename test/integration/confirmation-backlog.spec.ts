@@ -43,4 +43,22 @@ describe("a paced backlog of reminders", () => {
       .sort((a, b) => a - b);
     expect(sentAt.at(-1)! - sentAt[0]).toBeGreaterThanOrEqual(5_000);
   });
+
+  it("sends only the latest of an order's reminders that are due together (after a backlog)", async () => {
+    const merchant = await server.merchant("Catching-up Shop");
+    expect((await merchant.test.put("/api/v1/confirmation-policy", { reminders: ["1s", "2s"] })).status).toBe(200);
+    const orders: string[] = [];
+    for (let i = 0; i < 6; i++) orders.push((await merchant.test.post("/api/v1/orders", orderInput())).body.id);
+    const tasks = () => server.app.services.database.prisma.orderTask.findMany({ where: { orderId: { in: orders } } });
+    // At 2 per second, 12 reminders falling due within a second of each other cannot all go out in time.
+    const settled = await eventually(tasks, (rows) => rows.every((row) => row.state === "sent" || row.state === "skipped"), 20_000);
+    const skipped = settled.filter((row) => row.state === "skipped");
+    expect(skipped.length).toBeGreaterThan(0);
+    for (const first of skipped) {
+      expect(first.position).toBe(1);
+      expect(settled.find((row) => row.orderId === first.orderId && row.position === 2)?.state).toBe("sent");
+    }
+    // Every order got at least one reminder, and no order more than one per reminder.
+    for (const orderId of orders) expect(settled.some((row) => row.orderId === orderId && row.state === "sent")).toBe(true);
+  });
 });
