@@ -133,6 +133,31 @@ describe("the merchant console in Chromium", () => {
     expect(await page.locator("tbody tr").getAttribute("data-status")).toBe("CONFIRMED");
     await page.getByRole("button", { name: "Clear" }).click();
     await admin.rowFor("PAGE-20").waitFor();
+
+    // The search box is the API's prefix search (order id, phone or customer name), kept in the URL too.
+    const search = page.getByRole("searchbox", { name: "Search" });
+    await search.fill("PAGE-1");
+    await search.press("Enter");
+    await page.waitForURL(/q=PAGE-1/);
+    await expect.poll(() => page.locator("tbody tr").count()).toBe(10);
+    const ids = await page.locator("tbody tr").evaluateAll((rows: any[]) => rows.map((row) => row.getAttribute("data-external-id") as string));
+    expect(ids.every((id) => id.startsWith("PAGE-1"))).toBe(true);
+    await page.reload();
+    await expect.poll(() => page.locator("tbody tr").count()).toBe(10);
+    expect(await search.inputValue()).toBe("PAGE-1");
+    const named = await place({ customerName: "Zainab Qureshi", customerPhone: "971501112233" });
+    await search.fill("zainab q");
+    await search.press("Enter");
+    await page.waitForURL(/q=zainab/);
+    await expect.poll(() => page.locator("tbody tr").count()).toBe(1);
+    expect(await page.locator("tbody tr").getAttribute("data-external-id")).toBe(named.externalOrderId);
+    await search.fill("+9715011");
+    await search.press("Enter");
+    await page.waitForURL(/q=%2B9715011/);
+    await expect.poll(() => page.locator("tbody tr").getAttribute("data-external-id")).toBe(named.externalOrderId);
+    expect(await page.locator("tbody tr").count()).toBe(1);
+    await page.getByRole("button", { name: "Clear" }).click();
+    await admin.rowFor("PAGE-20").waitFor();
   });
 
   it("shows an order's items, totals and timeline, updates them live on Approve, and cancels a pending order", async () => {
