@@ -71,6 +71,16 @@ describe("the console is served by the service", () => {
     expect(response.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     expect((await fetch(`${server.baseUrl}/console/assets/nope-123.js`)).status).toBe(404);
   });
+
+  it("keeps the chart library out of the entry bundle: the analytics page and recharts are one lazily loaded chunk", async () => {
+    const html = await (await fetch(`${server.baseUrl}/console`)).text();
+    const entry = await (await fetch(`${server.baseUrl}${html.match(/src="(\/console\/assets\/[^"]+\.js)"/)![1]}`)).text();
+    expect(entry).not.toContain("recharts-");
+    const chunk = entry.match(/AnalyticsPage-[\w-]+\.js/)![0];
+    const analytics = await fetch(`${server.baseUrl}/console/assets/${chunk}`);
+    expect(analytics.status).toBe(200);
+    expect(await analytics.text()).toContain("recharts-");
+  });
 });
 
 describe("the merchant console in Chromium", () => {
