@@ -1,3 +1,4 @@
+import { lazy, Suspense } from "react";
 import { BrowserRouter, Navigate, Route, Routes } from "react-router";
 import { I18nProvider } from "./shared/i18n/i18n.tsx";
 import { ConsoleProvider } from "./shared/session/console-context.tsx";
@@ -8,6 +9,10 @@ import { OrderDetailPage } from "./features/orders/OrderDetailPage.tsx";
 import { ApiKeysPage } from "./features/keys/ApiKeysPage.tsx";
 import { WebhooksPage } from "./features/webhooks/WebhooksPage.tsx";
 import { SettingsPage } from "./features/settings/SettingsPage.tsx";
+import { PageLoading } from "./shared/ui/PageLoading.tsx";
+
+// The analytics page and its chart library are a separate chunk, fetched only when the page is opened.
+const AnalyticsPage = lazy(() => import("./features/analytics/AnalyticsPage.tsx"));
 
 export function App() {
   return (
@@ -20,6 +25,14 @@ export function App() {
               <Route index element={<Navigate to="/orders" replace />} />
               <Route path="/orders" element={<OrdersPage />} />
               <Route path="/orders/:id" element={<OrderDetailPage />} />
+              <Route
+                path="/analytics"
+                element={
+                  <Suspense fallback={<PageLoading />}>
+                    <AnalyticsPage />
+                  </Suspense>
+                }
+              />
               <Route path="/keys" element={<ApiKeysPage />} />
               <Route path="/webhooks" element={<WebhooksPage />} />
               <Route path="/settings" element={<SettingsPage />} />

@@ -71,6 +71,16 @@ describe("the console is served by the service", () => {
     expect(response.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     expect((await fetch(`${server.baseUrl}/console/assets/nope-123.js`)).status).toBe(404);
   });
+
+  it("keeps the chart library out of the entry bundle: the analytics page and recharts are one lazily loaded chunk", async () => {
+    const html = await (await fetch(`${server.baseUrl}/console`)).text();
+    const entry = await (await fetch(`${server.baseUrl}${html.match(/src="(\/console\/assets\/[^"]+\.js)"/)![1]}`)).text();
+    expect(entry).not.toContain("recharts-");
+    const chunk = entry.match(/AnalyticsPage-[\w-]+\.js/)![0];
+    const analytics = await fetch(`${server.baseUrl}/console/assets/${chunk}`);
+    expect(analytics.status).toBe(200);
+    expect(await analytics.text()).toContain("recharts-");
+  });
 });
 
 describe("the merchant console in Chromium", () => {
@@ -131,6 +141,31 @@ describe("the merchant console in Chromium", () => {
     await page.reload();
     await expect.poll(() => page.locator("tbody tr").count()).toBe(1);
     expect(await page.locator("tbody tr").getAttribute("data-status")).toBe("CONFIRMED");
+    await page.getByRole("button", { name: "Clear" }).click();
+    await admin.rowFor("PAGE-20").waitFor();
+
+    // The search box is the API's prefix search (order id, phone or customer name), kept in the URL too.
+    const search = page.getByRole("searchbox", { name: "Search" });
+    await search.fill("PAGE-1");
+    await search.press("Enter");
+    await page.waitForURL(/q=PAGE-1/);
+    await expect.poll(() => page.locator("tbody tr").count()).toBe(10);
+    const ids = await page.locator("tbody tr").evaluateAll((rows: any[]) => rows.map((row) => row.getAttribute("data-external-id") as string));
+    expect(ids.every((id) => id.startsWith("PAGE-1"))).toBe(true);
+    await page.reload();
+    await expect.poll(() => page.locator("tbody tr").count()).toBe(10);
+    expect(await search.inputValue()).toBe("PAGE-1");
+    const named = await place({ customerName: "Zainab Qureshi", customerPhone: "971501112233" });
+    await search.fill("zainab q");
+    await search.press("Enter");
+    await page.waitForURL(/q=zainab/);
+    await expect.poll(() => page.locator("tbody tr").count()).toBe(1);
+    expect(await page.locator("tbody tr").getAttribute("data-external-id")).toBe(named.externalOrderId);
+    await search.fill("+9715011");
+    await search.press("Enter");
+    await page.waitForURL(/q=%2B9715011/);
+    await expect.poll(() => page.locator("tbody tr").getAttribute("data-external-id")).toBe(named.externalOrderId);
+    expect(await page.locator("tbody tr").count()).toBe(1);
     await page.getByRole("button", { name: "Clear" }).click();
     await admin.rowFor("PAGE-20").waitFor();
   });
@@ -361,6 +396,168 @@ describe("the merchant console in Chromium", () => {
     await page.waitForURL(/\/sign-in\?next=%2Fkeys/);
     await admin.signIn(ADMIN.email, ADMIN.password);
     await page.waitForURL(/\/console\/keys$/);
+  });
+});
+
+describe("the analytics page", () => {
+  const OWNER = { email: "owner@analytics-shop.example", password: "analytics password 12345" };
+  let analyticsShop: TestMerchant;
+
+  beforeAll(async () => {
+    analyticsShop = await server.merchant("Analytics Shop");
+    await server.app.services.users.create(analyticsShop.id, OWNER.email, "admin", OWNER.password);
+  });
+
+  const STATS_QUERY = `query Stats($from: DateTime!, $to: DateTime!, $timeZone: String!, $interval: StatsInterval!) {
+    orderStats(from: $from, to: $to, timeZone: $timeZone, interval: $interval) {
+      totals { created confirmed canceled failed expired pending answered confirmationRate answerRate
+        timeToAnswerP50Seconds timeToAnswerP90Seconds failuresByErrorCode { errorCode count meaning } }
+      buckets { start created confirmationRate }
+    }
+  }`;
+
+  /** The API's orderStats for the range the page shows (read from the page), over GraphQL with the test key. */
+  async function apiStats(session: ConsoleSession, interval: "DAY" | "HOUR") {
+    const section = session.page.getByTestId("analytics");
+    const variables = {
+      from: await section.getAttribute("data-from"),
+      to: await section.getAttribute("data-to"),
+      timeZone: await section.getAttribute("data-time-zone"),
+      interval,
+    };
+    const response = await fetch(`${server.baseUrl}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": analyticsShop.keys.test },
+      body: JSON.stringify({ query: STATS_QUERY, variables }),
+    });
+    const body = (await response.json()) as any;
+    expect(body.errors).toBeUndefined();
+    return body.data.orderStats as { totals: Record<string, any>; buckets: unknown[] };
+  }
+
+  /** Every figure the page shows equals the API's (the raw value in data-value, the text through Intl). */
+  async function expectFiguresToMatch(session: ConsoleSession, totals: Record<string, any>) {
+    const pairs: [string, string][] = [
+      ["created", "created"],
+      ["confirmed", "confirmed"],
+      ["canceled", "canceled"],
+      ["failed", "failed"],
+      ["expired", "expired"],
+      ["pending", "pending"],
+      ["confirmation-rate", "confirmationRate"],
+      ["answer-rate", "answerRate"],
+      ["p50", "timeToAnswerP50Seconds"],
+      ["p90", "timeToAnswerP90Seconds"],
+    ];
+    for (const [testId, field] of pairs) {
+      const shown = await session.page.getByTestId(`figure-${testId}`).getAttribute("data-value");
+      expect(shown, testId).toBe(totals[field] === null ? "" : String(totals[field]));
+    }
+  }
+
+  it("says what to do when the range has no orders, then shows the seeded figures equal to the API's orderStats", async () => {
+    const session = await ConsoleSession.open(browser, server.baseUrl);
+    const { page } = session;
+    await session.goto("/sign-in");
+    await session.signIn(OWNER.email, OWNER.password);
+    await page.getByTestId("signed-in-as").waitFor();
+    await session.nav("Analytics").click();
+    await page.getByRole("heading", { name: "Analytics" }).waitFor();
+    await page.getByTestId("analytics-empty").waitFor();
+    expect(await page.getByTestId("analytics-empty").textContent()).toMatch(/API key/);
+    // The default range is the last 7 local days of the browser's zone (Asia/Riyadh, UTC+3, no DST), shown.
+    expect(await page.getByTestId("analytics-time-zone").textContent()).toContain("Asia/Riyadh");
+    const today = new Date(Date.now() + 3 * 3600_000).toISOString().slice(0, 10);
+    const firstDay = new Date(Date.parse(`${today}T00:00:00Z`) - 6 * 86_400_000).toISOString().slice(0, 10);
+    expect(await page.getByTestId("analytics").getAttribute("data-from")).toBe(new Date(`${firstDay}T00:00:00+03:00`).toISOString());
+    expect(await page.getByTestId("analytics").getAttribute("data-to")).toBe(new Date(Date.parse(`${today}T00:00:00+03:00`) + 86_400_000).toISOString());
+
+    // Six orders: three approved, one canceled by the customer, one failed with 131026, one still pending.
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const response = await analyticsShop.test.post("/api/v1/orders", orderInput({ externalOrderId: `STATS-${i}` }));
+      expect(response.status, response.text).toBe(201);
+      ids.push(response.body.id);
+    }
+    for (const id of ids.slice(0, 3)) expect((await analyticsShop.test.post(`/api/v1/test/orders/${id}/customer-action`, { action: "approve" })).status).toBe(200);
+    expect((await analyticsShop.test.post(`/api/v1/test/orders/${ids[3]}/customer-action`, { action: "cancel" })).status).toBe(200);
+    const failed = await analyticsShop.test.post(`/api/v1/test/orders/${ids[4]}/delivery`, { status: "failed", errorCode: 131026 });
+    expect(failed.status, failed.text).toBe(200);
+
+    await page.reload();
+    await page.getByTestId("figures").waitFor();
+    const api = await apiStats(session, "DAY");
+    expect(api.totals).toMatchObject({ created: 6, confirmed: 3, canceled: 1, failed: 1, pending: 1, answered: 4, confirmationRate: 0.75 });
+    expect(api.buckets).toHaveLength(7);
+    await expectFiguresToMatch(session, api.totals);
+    expect(await page.getByTestId("figure-created").locator("dd").textContent()).toBe("6");
+    expect(await page.getByTestId("figure-confirmation-rate").locator("dd").textContent()).toBe("75%");
+    expect(await page.getByTestId("figure-answer-rate").locator("dd").textContent()).toBe("66.7%");
+    const failure = page.locator('[data-testid="failures"] tr[data-error-code="131026"]');
+    expect(await failure.getAttribute("data-count")).toBe("1");
+    expect((await failure.locator("td").nth(1).textContent())!.length).toBeGreaterThan(5);
+    expect(await page.locator('[data-testid="funnel"] [role="img"]').getAttribute("aria-label")).toMatch(/Created: 6 .*Answered: 4 .*Confirmed: 3 /);
+    await page.locator('[data-testid="rate-over-time"] .recharts-line-dot').first().waitFor();
+    await page.locator('[data-testid="time-to-answer"] .recharts-bar-rectangle').first().waitFor();
+    await session.screenshot("analytics");
+    expect(session.errors).toEqual([]);
+
+    // From the keyboard: another range, interval and time zone (free text; a wrong name is refused in place).
+    // Each control is labelled (its accessible name starts with the label).
+    expect(await page.getByRole("combobox", { name: /^Range/ }).getAttribute("name")).toBe("range");
+    await page.locator(`select[name="range"]`).focus();
+    await page.locator(`select[name="range"]`).selectOption("30d");
+    await page.locator(`select[name="interval"]`).selectOption("hour");
+    await page.locator(`input[name="timeZone"]`).fill("Mars/Olympus");
+    await page.locator(`input[name="timeZone"]`).press("Enter");
+    await expect.poll(() => page.locator("#analytics-time-zone-error").textContent()).toMatch(/time zone/);
+    expect(page.url()).not.toContain("range=30d");
+    await page.locator(`input[name="timeZone"]`).fill("Asia/Dubai");
+    await page.getByRole("button", { name: "Apply" }).focus();
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/range=30d&interval=hour&tz=Asia%2FDubai/);
+    await page.locator('[data-testid="analytics"][data-time-zone="Asia/Dubai"]').waitFor();
+    await page.getByTestId("figures").waitFor();
+    const hourly = await apiStats(session, "HOUR");
+    expect(hourly.buckets).toHaveLength(30 * 24);
+    await expectFiguresToMatch(session, hourly.totals);
+    await page.reload();
+    await page.locator('[data-testid="analytics"][data-time-zone="Asia/Dubai"]').waitFor();
+    expect(await page.locator(`select[name="interval"]`).inputValue()).toBe("hour");
+    await session.close();
+  });
+
+  it("reads right to left in Arabic (the charts' axes mirror) and fits a phone (screenshots en/ar, desktop/phone)", async () => {
+    for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+      const session = await ConsoleSession.open(browser, server.baseUrl, viewport);
+      const { page } = session;
+      await session.goto("/sign-in");
+      await session.signIn(OWNER.email, OWNER.password);
+      await page.getByTestId("signed-in-as").waitFor();
+      await session.goto("/analytics");
+      await page.getByTestId("figures").waitFor();
+      for (const language of ["en", "ar"]) {
+        if (language === "ar") {
+          await page.getByRole("button", { name: "العربية" }).click();
+          await page.getByRole("heading", { name: "التحليلات" }).waitFor();
+          expect(await page.locator("html").getAttribute("dir")).toBe("rtl");
+          expect(await page.getByTestId("analytics-time-zone").textContent()).toContain("Asia/Riyadh");
+          await expectFiguresToMatch(session, (await apiStats(session, "DAY")).totals);
+        }
+        await page.locator('[data-testid="funnel"] .recharts-bar-rectangle').first().waitFor();
+        await session.screenshot("analytics");
+        // The funnel's labels sit before its bars in reading order (left in English, right in Arabic), beside them.
+        const label = (await page.locator('[data-testid="funnel"] .recharts-yAxis-tick-labels text').first().boundingBox())!;
+        const bar = (await page.locator('[data-testid="funnel"] .recharts-bar-rectangle').first().boundingBox())!;
+        if (language === "ar") expect(label.x).toBeGreaterThanOrEqual(bar.x + bar.width);
+        else expect(label.x + label.width).toBeLessThanOrEqual(bar.x);
+        const overflow = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).innerWidth);
+        expect(overflow, `analytics ${language} ${viewport.width}px`).toBeLessThanOrEqual(0);
+      }
+      await page.getByRole("button", { name: "English" }).click();
+      expect(session.errors).toEqual([]);
+      await session.close();
+    }
   });
 });
 

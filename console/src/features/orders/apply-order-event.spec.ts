@@ -8,6 +8,7 @@ const order = (id: string, createdAt: string, status = "PENDING"): LiveOrder => 
   createdAt,
   externalOrderId: `ORD-${id}`,
   customerPhone: "966501234567",
+  customerName: "Layla Hassan",
 });
 
 describe("applyOrderEvent (the live orders table)", () => {
@@ -41,8 +42,11 @@ describe("matchesFilter", () => {
     expect(matchesFilter(o, NO_FILTER)).toBe(true);
     expect(matchesFilter(o, { ...NO_FILTER, createdFrom: "2026-11-24T10:00:00.000Z" })).toBe(true);
     expect(matchesFilter(o, { ...NO_FILTER, createdTo: "2026-11-24T10:00:00.000Z" })).toBe(false);
-    expect(matchesFilter(o, { ...NO_FILTER, externalOrderId: "ORD-x" })).toBe(true);
-    expect(matchesFilter(o, { ...NO_FILTER, customerPhone: "966500000000" })).toBe(false);
+    expect(matchesFilter(o, { ...NO_FILTER, search: "ORD-" })).toBe(true);
+    expect(matchesFilter(o, { ...NO_FILTER, search: "+96650" })).toBe(true);
+    expect(matchesFilter(o, { ...NO_FILTER, search: "layla h" })).toBe(true);
+    expect(matchesFilter(o, { ...NO_FILTER, search: "Hassan" })).toBe(false);
+    expect(matchesFilter(o, { ...NO_FILTER, search: "966500000000" })).toBe(false);
   });
 });
 
@@ -53,11 +57,12 @@ describe("the orders URL", () => {
     expect(writeOrdersParams(params).toString()).toBe("status=PENDING&from=2026-11-01&q=ORD-1&after=abc");
   });
 
-  it("takes local calendar days (to includes its whole day) and tells a phone from an order id", () => {
+  it("takes local calendar days (to includes its whole day) and passes the search box as the API's prefix search", () => {
     const filter = toFilter({ status: [], from: "2026-11-01", to: "2026-11-01", q: "+966501234567", after: null });
     expect(Date.parse(filter.createdTo!) - Date.parse(filter.createdFrom!)).toBe(24 * 3600 * 1000);
     expect(new Date(filter.createdFrom!).getHours()).toBe(0);
-    expect(filter.customerPhone).toBe("966501234567");
-    expect(toFilter({ status: [], from: "", to: "", q: "ORD-10045", after: null }).externalOrderId).toBe("ORD-10045");
+    expect(filter.search).toBe("+966501234567");
+    expect(toFilter({ status: [], from: "", to: "", q: "ORD-10", after: null }).search).toBe("ORD-10");
+    expect(toFilter({ status: [], from: "", to: "", q: "", after: null }).search).toBeNull();
   });
 });

@@ -8,6 +8,7 @@ export interface LiveOrder {
   createdAt: string;
   externalOrderId: string;
   customerPhone: string;
+  customerName?: string;
 }
 
 export interface OrdersPageState<T extends LiveOrder> {
@@ -22,11 +23,11 @@ export interface OrdersFilter {
   createdFrom: string | null;
   /** Exclusive upper bound, ISO instant. */
   createdTo: string | null;
-  externalOrderId: string | null;
-  customerPhone: string | null;
+  /** The API's OrderFilter.search: a prefix of the order id or the phone, or of the customer's name ignoring case. */
+  search: string | null;
 }
 
-export const NO_FILTER: OrdersFilter = { status: [], createdFrom: null, createdTo: null, externalOrderId: null, customerPhone: null };
+export const NO_FILTER: OrdersFilter = { status: [], createdFrom: null, createdTo: null, search: null };
 
 export function pageState<T extends LiveOrder>(rows: T[]): OrdersPageState<T> {
   return { rows, changes: {} };
@@ -38,9 +39,15 @@ export function matchesFilter(order: LiveOrder, filter: OrdersFilter): boolean {
   const created = Date.parse(order.createdAt);
   if (filter.createdFrom && created < Date.parse(filter.createdFrom)) return false;
   if (filter.createdTo && created >= Date.parse(filter.createdTo)) return false;
-  if (filter.externalOrderId && order.externalOrderId !== filter.externalOrderId) return false;
-  if (filter.customerPhone && order.customerPhone !== filter.customerPhone) return false;
+  if (filter.search && !matchesSearch(order, filter.search)) return false;
   return true;
+}
+
+/** The server's prefix search: externalOrderId or customerPhone (a leading + ignored) starts with it, or customerName ignoring case. */
+export function matchesSearch(order: LiveOrder, search: string): boolean {
+  if (order.externalOrderId.startsWith(search)) return true;
+  if (order.customerPhone.startsWith(search.replace(/^\+/, ""))) return true;
+  return (order.customerName ?? "").toLocaleLowerCase().startsWith(search.toLocaleLowerCase());
 }
 
 /**

@@ -34,7 +34,7 @@ export function writeOrdersParams(params: OrdersQueryParams): URLSearchParams {
 
 /**
  * Dates are the user's local calendar days: "to" includes the whole day (the API's createdTo is exclusive).
- * The search box is an exact order id, or a phone number when it is all digits (8–15).
+ * The search box is the API's prefix search (order id, phone or customer name).
  */
 export function toFilter(params: OrdersQueryParams): OrdersFilter {
   const filter: OrdersFilter = { ...NO_FILTER, status: params.status };
@@ -44,11 +44,7 @@ export function toFilter(params: OrdersQueryParams): OrdersFilter {
     end.setDate(end.getDate() + 1);
     filter.createdTo = end.toISOString();
   }
-  if (params.q) {
-    const digits = params.q.replace(/^\+/, "");
-    if (/^\d{8,15}$/.test(digits)) filter.customerPhone = digits;
-    else filter.externalOrderId = params.q;
-  }
+  if (params.q) filter.search = params.q;
   return filter;
 }
 

@@ -86,6 +86,7 @@ function Header(props: { merchantName: string; email: string; role: "ADMIN" | "V
       </div>
       <nav className="nav" aria-label={t("nav.label")}>
         <NavLink to="/orders">{t("nav.orders")}</NavLink>
+        <NavLink to="/analytics">{t("nav.analytics")}</NavLink>
         <NavLink to="/keys">{t("nav.keys")}</NavLink>
         <NavLink to="/webhooks">{t("nav.webhooks")}</NavLink>
         <NavLink to="/settings">{t("nav.settings")}</NavLink>
