@@ -177,6 +177,17 @@ export function startSubscriptionServer(
     }
   };
 
+  /** authenticate(), or the outage (logged once per 30 s) when the database cannot be reached. */
+  const authenticateUnlessDown = async (credential: Credential): Promise<GraphQLCaller | null | { unavailable: unknown }> => {
+    try {
+      return await authenticate(credential);
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      warnDatabaseUnavailable(logger, error);
+      return { unavailable: error };
+    }
+  };
+
   const formatResult = (ctx: SubscriptionContext, id: string, result: ExecutionResult) => {
     if (!result.errors?.length) return undefined;
     return { ...result, errors: result.errors.map((error) => formatError(ctx, id, error)) };
@@ -227,13 +238,9 @@ export function startSubscriptionServer(
           if (typeof apiKey !== "string") return false;
           credential = { kind: "apiKey", apiKey };
         }
-        let caller: GraphQLCaller | null;
-        try {
-          caller = await authenticate(credential);
-        } catch (error) {
-          if (!isDatabaseUnavailable(error)) throw error;
+        const caller = await authenticateUnlessDown(credential);
+        if (caller && "unavailable" in caller) {
           // 1013 "try again later": clients reconnect after it, as they would from an HTTP 503.
-          warnDatabaseUnavailable(logger, error);
           ctx.extra.socket.close(TRY_AGAIN_LATER_CLOSE.code, TRY_AGAIN_LATER_CLOSE.reason);
           return false;
         }
@@ -274,14 +281,8 @@ export function startSubscriptionServer(
         if (Object.keys(ctx.subscriptions).length > settings.maxSubscriptionsPerSocket) {
           return [tooManySubscriptionsError(settings.maxSubscriptionsPerSocket, language)];
         }
-        let caller: GraphQLCaller | null;
-        try {
-          caller = await authenticate(credential);
-        } catch (error) {
-          if (!isDatabaseUnavailable(error)) throw error;
-          warnDatabaseUnavailable(logger, error);
-          return [serviceUnavailableError(language, error)];
-        }
+        const caller = await authenticateUnlessDown(credential);
+        if (caller && "unavailable" in caller) return [serviceUnavailableError(language, caller.unavailable)];
         if (!caller) {
           ctx.extra.socket.close(FORBIDDEN_CLOSE.code, FORBIDDEN_CLOSE.reason);
           return [socketUnauthenticatedError(credential.kind === "session" ? "session" : "invalid", language)];
