@@ -9,7 +9,9 @@
  *   npm run bench:graphql
  *   BENCH_DURATION=2 BENCH_WARMUP=1 BENCH_ROUNDS=1 npm run bench:graphql     # quick check
  */
+import { mkdirSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { drain, type InFlight } from "../src/http/in-flight.ts";
 import {
   cleanUp,
@@ -27,6 +29,7 @@ import {
   type ProvisionedDatabase,
 } from "./harness.ts";
 import type { LoadResult, LoadScenario } from "./load-worker.ts";
+import { profiled } from "./cpu-profile.ts";
 
 const settings = {
   duration: numberEnv("BENCH_DURATION", 8),
@@ -35,6 +38,8 @@ const settings = {
   rounds: numberEnv("BENCH_ROUNDS", 2),
   orders: numberEnv("BENCH_ORDERS", 300),
   databases: listEnv<DatabaseKind>("BENCH_DATABASES", ["pglite", "postgres"]),
+  /** Write a CPU profile of the service's thread for every measured run into this directory. */
+  profileDir: process.env.BENCH_CPU_PROFILE || null,
 };
 
 const fmt = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
@@ -95,7 +100,10 @@ async function orderByIdVsRest(worker: LoadWorker, db: ProvisionedDatabase, serv
         entry.stuck += await drain(`${target.name} (warm-up)`, service.inFlight as InFlight);
         if (warm.ok === 0) throw new Error(`${target.name} answered nothing during warm-up: ${JSON.stringify(warm.statusCodes)}`);
       }
-      const result = await worker.run(spec(settings.duration));
+      const profile = settings.profileDir
+        ? path.join(settings.profileDir, `${db.kind}-${target.scenario}-r${round}.cpuprofile`)
+        : null;
+      const result = await profiled(profile, () => worker.run(spec(settings.duration)));
       entry.stuck += await drain(target.name, service.inFlight);
       entry.runs.push(result);
       const problems = result.non2xx + result.errors + result.mismatches;
@@ -157,6 +165,7 @@ async function main(): Promise<void> {
     // graphql-js reads it once, when loaded: outside production it type-checks every value it touches.
     log("NODE_ENV is not production (npm run bench:graphql sets it): graphql-js runs its development checks.");
   }
+  if (settings.profileDir) mkdirSync(settings.profileDir, { recursive: true });
   const worker = new LoadWorker();
   cleanups.push(() => worker.close());
   const rows: Row[] = [];

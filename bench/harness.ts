@@ -237,3 +237,23 @@ export async function seedOrders(app: RunningApp, scope: MerchantScope, count: n
   }
   return ids;
 }
+
+/** GET a JSON answer; anything but 200 stops the benchmark with the body. */
+export async function getJson(url: string, headers: Record<string, string>): Promise<any> {
+  const response = await fetch(url, { headers });
+  const body: any = await response.json();
+  if (response.status !== 200) throw new Error(`${url}: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+  return body;
+}
+
+/** A GraphQL operation with an API key; its `data`, or the benchmark stops on any error. */
+export async function graphql(baseUrl: string, key: string, query: string, variables: Record<string, unknown>): Promise<any> {
+  const response = await fetch(`${baseUrl}/graphql`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": key },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body: any = await response.json();
+  if (response.status !== 200 || body.errors) throw new Error(`graphql: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+  return body.data;
+}

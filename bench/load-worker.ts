@@ -1,6 +1,7 @@
 import { parentPort } from "node:worker_threads";
 import autocannon from "autocannon";
 import { benchOrderBody } from "./order-body.ts";
+import { peerRequest, type PeerScenario, type PeerTarget } from "./peers-request.ts";
 
 /**
  * The load generator, on its own thread so it never shares an event loop with the servers under test
@@ -9,7 +10,7 @@ import { benchOrderBody } from "./order-body.ts";
  */
 export type Scenario = "get" | "post";
 /** What a load run sends: the REST scenarios, or GraphQL's `order(id)` (bench/graphql.ts). */
-export type LoadScenario = Scenario | "graphql-order";
+export type LoadScenario = Scenario | "graphql-order" | PeerScenario;
 
 /** `order(id)` over GraphQL selecting every field, i.e. the same data as REST's GET (bench/graphql.ts). */
 const GRAPHQL_ORDER_QUERY =
@@ -28,6 +29,8 @@ export interface LoadSpec {
   seconds: number;
   /** Makes every externalOrderId of this run unique (POST). */
   tag: string;
+  /** bench/peers.ts: what each request asks for (key, merchant, order) and what its answer must hold. */
+  targets?: PeerTarget[];
 }
 
 export interface LoadResult {
@@ -77,8 +80,9 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
     },
   };
 
-  const request: autocannon.Request =
-    spec.scenario === "graphql-order"
+  const request: autocannon.Request = isPeerScenario(spec.scenario)
+    ? peerRequest(spec.scenario, spec.targets ?? [], () => mismatches++)
+    : spec.scenario === "graphql-order"
       ? graphqlOrder
       : spec.scenario === "get"
       ? {
@@ -116,7 +120,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
         timeout: 10,
         headers: {
           "x-api-key": spec.apiKey,
-          ...(spec.scenario !== "get" ? { "content-type": "application/json" } : {}),
+          ...(spec.scenario !== "get" && !spec.scenario.startsWith("ours-rest") ? { "content-type": "application/json" } : {}),
         },
         requests: [request],
       },
@@ -145,6 +149,10 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
       if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
     });
   });
+}
+
+function isPeerScenario(scenario: LoadScenario): scenario is PeerScenario {
+  return scenario.startsWith("ours-") || scenario.startsWith("postgraphile-");
 }
 
 parentPort?.on("message", (spec: LoadSpec) => {

@@ -7,13 +7,13 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { Session } from "node:inspector/promises";
 import path from "node:path";
 import os from "node:os";
 import type { RunningApp } from "../src/app.ts";
 import type { Database } from "../src/db/database.ts";
 import { drain, type InFlight } from "../src/http/in-flight.ts";
 import { startBaseline, type Baseline } from "./baseline.ts";
+import { profiled } from "./cpu-profile.ts";
 import {
   cleanUp,
   cleanups,
@@ -81,71 +81,6 @@ async function startServers(db: ProvisionedDatabase): Promise<Servers> {
   });
   cleanups.push(() => baseline.close());
   return { service: { url, app, database, inFlight }, baseline, apiKey: keys.test, ids };
-}
-
-// ------------------------------------------------------------------------------------------- profiling
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
-
-/**
- * Self time by where the code lives: a package, a Node.js internal, our src/, or a native function.
- * WebAssembly is charged to the package that called into it (Prisma's query compiler, PGlite).
- */
-function selfTimeByOrigin(profile: Profile): [string, number][] {
-  const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, index) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
-  const parent = new Map<number, ProfileNode>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node);
-  const originOfUrl = (url: string) =>
-    /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ??
-    (url.startsWith("node:")
-      ? `node:${url.slice(5).split("/")[0]}`
-      : path.relative(process.cwd(), url.replace(/^file:\/\//, "")).split(path.sep).slice(0, 2).join("/"));
-  const byOrigin = new Map<string, number>();
-  let total = 0;
-  for (const node of profile.nodes) {
-    const us = selfUs.get(node.id) ?? 0;
-    const { url, functionName } = node.callFrame;
-    // The inspector's own work while the profile is being collected.
-    if (!url && functionName === "dispatch") continue;
-    total += us;
-    let origin: string;
-    if (url.startsWith("wasm://")) {
-      let caller = parent.get(node.id);
-      while (caller && (caller.callFrame.url.startsWith("wasm://") || !caller.callFrame.url)) caller = parent.get(caller.id);
-      origin = `${caller ? originOfUrl(caller.callFrame.url) : "?"} (wasm)`;
-    } else {
-      origin = url ? originOfUrl(url) : functionName || "(native)";
-    }
-    byOrigin.set(origin, (byOrigin.get(origin) ?? 0) + us);
-  }
-  return [...byOrigin.entries()].map(([origin, us]): [string, number] => [origin, us / total]).sort((a, b) => b[1] - a[1]);
-}
-
-async function profiled<T>(file: string | null, run: () => Promise<T>): Promise<T> {
-  if (!file) return run();
-  const session = new Session();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.start");
-  try {
-    return await run();
-  } finally {
-    const { profile } = (await session.post("Profiler.stop")) as unknown as { profile: Profile };
-    session.disconnect();
-    writeFileSync(file, JSON.stringify(profile));
-    const top = selfTimeByOrigin(profile).slice(0, 8);
-    log(`    profile ${path.relative(process.cwd(), file)}: ${top.map(([origin, share]) => `${origin} ${(share * 100).toFixed(0)}%`).join(", ")}`);
-  }
 }
 
 // ----------------------------------------------------------------------------------------- measurement

@@ -10,9 +10,18 @@ export const FIRST_NAMES = ["Layla", "Omar", "Sara", "Yousef", "Noura", "Khalid"
  * `count` orders of one merchant spread evenly over the last `spanDays` days, in SQL: 55 % confirmed, 10 % canceled by
  * the customer, 5 % canceled by the merchant, 8 % failed (codes 131026, 131026, 132015, 131047, none), 5 %
  * expired, the rest pending; timeline steps as the service writes them (created; the answer for answered ones).
- * Names "<first name> <n>", phones 9665 + n, externalOrderId ORD-<n>.
+ * Names "<first name> <n>", phones 9665 + n, externalOrderId ORD-<n>. With `withItems`, each order gets the two
+ * items its subtotal of 10 is made of (1 × 4 and 2 × 3), as bench:scale reads them.
  */
-export async function seedMerchant(admin: pg.Pool, merchantId: string, count: number, now: Date, spanDays = SPAN_DAYS, progress = false): Promise<void> {
+export async function seedMerchant(
+  admin: pg.Pool,
+  merchantId: string,
+  count: number,
+  now: Date,
+  spanDays = SPAN_DAYS,
+  progress = false,
+  withItems = false,
+): Promise<void> {
   const batch = 100_000;
   for (let first = 1; first <= count; first += batch) {
     const last = Math.min(count, first + batch - 1);
@@ -38,13 +47,19 @@ export async function seedMerchant(admin: pg.Pool, merchantId: string, count: nu
            CASE WHEN status = 'failed' THEN 'rejected' ELSE 'accepted' END::"SendState",
            created_at, CASE WHEN status IN ('confirmed', 'canceled') THEN answered_at ELSE created_at END
          FROM shaped
+       ), items AS (
+         INSERT INTO order_items (id, order_id, position, product_name, variant_name, quantity, unit_price, total_price)
+         SELECT gen_random_uuid(), id, item.position, item.product_name, NULL, item.quantity, item.unit_price, item.total_price
+         FROM shaped, (VALUES (0, 'Product A', 1, 4, 4), (1, 'Product B', 2, 3, 6))
+           AS item(position, product_name, quantity, unit_price, total_price)
+         WHERE $8::boolean
        ), created_steps AS (
          INSERT INTO order_timeline (order_id, at, kind, source) SELECT id, created_at, 'created', 'merchant' FROM shaped
        )
        INSERT INTO order_timeline (order_id, at, kind, source)
        SELECT id, answered_at, CASE status WHEN 'confirmed' THEN 'approved' ELSE 'canceled' END, answered_by
        FROM shaped WHERE status IN ('confirmed', 'canceled')`,
-      [first, last, count, now, merchantId, FIRST_NAMES, spanDays],
+      [first, last, count, now, merchantId, FIRST_NAMES, spanDays, withItems],
     );
     if (progress) process.stderr.write(`    ${last} / ${count}\n`);
   }

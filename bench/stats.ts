@@ -10,10 +10,10 @@
 import os from "node:os";
 import pg from "pg";
 import type { MerchantScope } from "../src/domain/orders/order.repository.ts";
-import { searchPageSql } from "../src/domain/orders/order-search.ts";
+import { listPageSql } from "../src/domain/orders/order-list.ts";
 import { statsSqlFor } from "../src/domain/stats/order-stats.repository.ts";
 import { FIRST_NAMES, SPAN_DAYS, seedMerchant } from "./stats-seed.ts";
-import { listEnv, log, numberEnv, provision, runCleanups, cleanUp, startBenchService, type DatabaseKind } from "./harness.ts";
+import { getJson, graphql, listEnv, log, numberEnv, provision, runCleanups, cleanUp, startBenchService, type DatabaseKind } from "./harness.ts";
 
 const databases = listEnv<DatabaseKind>("BENCH_DATABASES", ["postgres", "pglite"]);
 const sizes = (kind: DatabaseKind) =>
@@ -49,23 +49,6 @@ async function measure(label: string, request: (i: number) => Promise<unknown>):
   return timing;
 }
 
-async function getJson(url: string, headers: Record<string, string>): Promise<any> {
-  const response = await fetch(url, { headers });
-  const body: any = await response.json();
-  if (response.status !== 200) throw new Error(`${url}: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
-  return body;
-}
-
-async function graphql(baseUrl: string, key: string, query: string, variables: Record<string, unknown>): Promise<any> {
-  const response = await fetch(`${baseUrl}/graphql`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": key },
-    body: JSON.stringify({ query, variables }),
-  });
-  const body: any = await response.json();
-  if (response.status !== 200 || body.errors) throw new Error(`graphql: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
-  return body.data;
-}
 
 const STATS_QUERY = `query Stats($from: DateTime!, $to: DateTime!) {
   orderStats(from: $from, to: $to, timeZone: "Asia/Riyadh", interval: DAY) {
@@ -120,6 +103,12 @@ function checkSearch(orders: any[], search: string, expectedCount: number): void
 }
 
 // ---------------------------------------------------------------------------------------------- main
+
+/** The node under the page's LIMIT (the list statement sorts the page again and builds its JSON above it). */
+function pageNode(plan: string[]): string {
+  const limit = plan.findIndex((line) => /->\s+Limit/.test(line));
+  return (plan[limit + 1] ?? plan[0]).trim().replace(/^->\s+/, "").split("  (")[0];
+}
 
 async function main(): Promise<void> {
   log(`node ${process.version}, ${os.cpus().length} cores; ${ITERATIONS} sequential requests per line after ${WARMUP} warm-up`);
@@ -233,10 +222,10 @@ async function main(): Promise<void> {
       const statsIndexes = [...new Set(statsPlan.rows.map((r) => /Bitmap Index Scan on (\S+)|Scan using (\S+)/.exec(r["QUERY PLAN"])).filter(Boolean).map((m) => m![1] ?? m![2]))];
       notes.push(`${kind}: orderStats plan uses ${statsIndexes.join(", ")}`);
       for (const text of [searches[0], searches[16], "Layla"]) {
-        const sql = searchPageSql(scope, { search: text }, 21, null);
+        const sql = listPageSql(scope, { search: text }, 21, null);
         const plan = await admin.query<{ "QUERY PLAN": string }>(`EXPLAIN ${sql.text}`, sql.values as unknown[]);
         const indexes = [...new Set(plan.rows.map((r) => /Bitmap Index Scan on (\S+)|Scan using (\S+)/.exec(r["QUERY PLAN"])).filter(Boolean).map((m) => m![1] ?? m![2]))];
-        notes.push(`${kind}: search "${text}" plan uses ${indexes.join(", ") || "no index"}; top node: ${plan.rows[0]["QUERY PLAN"].trim().split("  (")[0]}`);
+        notes.push(`${kind}: search "${text}" plan uses ${indexes.join(", ") || "no index"}; page chosen by: ${pageNode(plan.rows.map((r) => r["QUERY PLAN"]))}`);
       }
     } finally {
       await admin.end();

@@ -4,11 +4,13 @@
  * PGlite and on PostgreSQL. See bench/README.md.
  *
  *   npm run bench:webhooks
- *   BENCH_EVENTS=300 BENCH_DATABASES=pglite npm run bench:webhooks      # quick check
+ *   BENCH_EVENTS=300 BENCH_ENDPOINTS=1 BENCH_DATABASES=pglite npm run bench:webhooks      # quick check
  */
+import { mkdirSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
+import path from "node:path";
 import type { RunningApp } from "../src/app.ts";
 import type { Config } from "../src/config.ts";
 import { createOrderInput } from "../src/domain/orders/order.schemas.ts";
@@ -28,16 +30,23 @@ import {
   type ProvisionedDatabase,
 } from "./harness.ts";
 import { benchOrderBody } from "./order-body.ts";
+import { profiled } from "./cpu-profile.ts";
 
 const settings = {
   /** Events in the backlog drained by the throughput scenario. */
   events: numberEnv("BENCH_EVENTS", 2000),
-  /** Endpoints the backlog fans out to (each gets every event). */
-  endpoints: numberEnv("BENCH_ENDPOINTS", 1),
+  /** Endpoint counts: each is a scenario whose backlog fans out to that many endpoints (each gets every event). */
+  endpoints: (process.env.BENCH_ENDPOINTS || "1,8").split(",").map((text) => {
+    const count = Number(text.trim());
+    if (!Number.isInteger(count) || count < 1) throw new Error(`BENCH_ENDPOINTS=${process.env.BENCH_ENDPOINTS}: expected counts ≥ 1`);
+    return count;
+  }),
   /** Orders created one after another, at this rate, for the latency scenario. */
   latencyOrders: numberEnv("BENCH_LATENCY_ORDERS", 200),
   latencyRate: numberEnv("BENCH_LATENCY_RATE", 50),
   databases: listEnv<DatabaseKind>("BENCH_DATABASES", ["pglite", "postgres"]),
+  /** Write a .cpuprofile of each drain by the service here (and print where its time went). */
+  profileDir: process.env.BENCH_CPU_PROFILE || null,
 };
 
 /** The dispatcher's own bounds (src/workers/webhook-dispatcher.ts); the baseline gets the same concurrency. */
@@ -83,12 +92,26 @@ class Receiver {
 
 // -------------------------------------------------------------------------------------------- baseline
 
-/** POSTs one body with a fresh connection, like the dispatcher (agent: false), and nothing else. */
+/**
+ * Keep-alive agents, one per endpoint URL with as many sockets as the dispatcher may use per endpoint: what the
+ * dispatcher does (src/workers/webhook-connections.ts), minus the SSRF lookup and the age limit.
+ */
+const baselineAgents = new Map<string, http.Agent>();
+function baselineAgent(url: string): http.Agent {
+  let agent = baselineAgents.get(url);
+  if (!agent) {
+    agent = new http.Agent({ keepAlive: true, maxSockets: PER_ENDPOINT_IN_FLIGHT, maxFreeSockets: PER_ENDPOINT_IN_FLIGHT });
+    baselineAgents.set(url, agent);
+  }
+  return agent;
+}
+
+/** POSTs one body on the endpoint's keep-alive connections, and nothing else. */
 function barePost(url: string, id: string, body: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const request = http.request(url, {
       method: "POST",
-      agent: false,
+      agent: baselineAgent(url),
       headers: { "content-type": "application/json", "x-bench-id": id, "content-length": Buffer.byteLength(body) },
     });
     request.on("response", (response) => {
@@ -129,15 +152,16 @@ interface Service {
   newDispatcher(): WebhookDispatcher;
 }
 
-async function startService(db: ProvisionedDatabase, receiverUrl: string): Promise<Service> {
+/** The service, and a new merchant with `endpoints` endpoints on the receiver (paths unique to this merchant). */
+async function startService(db: ProvisionedDatabase, receiverUrl: string, endpoints: number): Promise<Service> {
   const { app, config, database, logger } = await startBenchService(db, { WEBHOOK_ALLOW_PRIVATE_URLS: "true" });
   // The service's own dispatcher is stopped: each scenario starts a fresh one on a known backlog.
   await app.services.webhookDispatcher.stop();
   const { merchant } = await app.services.merchantService.createMerchant("Bench Shop");
   const scope = { merchantId: merchant.id, mode: "test" as const };
   const endpointUrls: string[] = [];
-  for (let i = 0; i < settings.endpoints; i++) {
-    const endpoint = await app.services.webhookEndpoints.create(scope, { url: `${receiverUrl}/hook/${i}` });
+  for (let i = 0; i < endpoints; i++) {
+    const endpoint = await app.services.webhookEndpoints.create(scope, { url: `${receiverUrl}/hook/${endpoints}-${i}` });
     endpointUrls.push(endpoint.url);
   }
   const repository = new WebhookDeliveryRepository(database.prisma, database.pool);
@@ -160,6 +184,20 @@ async function undispatchedBodies(service: Service): Promise<{ id: string; body:
 }
 
 // -------------------------------------------------------------------------------------------- scenarios
+
+/** Every delivery succeeded with exactly one attempt recorded (stop() writes the outcomes still queued). */
+async function checkDrained(service: Service, expected: number): Promise<void> {
+  const { rows } = await service.app.services.database.pool.query<{ status: string; attempts: number; n: number }>(
+    `SELECT d.status, (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = d.id)::int AS attempts, count(*)::int AS n
+     FROM webhook_deliveries d JOIN webhook_endpoints ep ON ep.id = d.endpoint_id
+     WHERE ep.merchant_id = $1 GROUP BY 1, 2`,
+    [service.scope.merchantId],
+  );
+  const good = rows.find((row) => row.status === "succeeded" && row.attempts === 1)?.n ?? 0;
+  if (good !== expected || rows.length !== 1) {
+    throw new Error(`drain check: expected ${expected} deliveries succeeded at their first attempt, got ${JSON.stringify(rows)}`);
+  }
+}
 
 interface Row {
   scenario: string;
@@ -189,14 +227,22 @@ async function throughput(service: Service, receiver: Receiver, kind: DatabaseKi
 
   receiver.reset();
   const dispatcher = service.newDispatcher();
+  const profile = settings.profileDir
+    ? path.join(settings.profileDir, `webhooks-${kind}-${service.endpointUrls.length}ep.cpuprofile`)
+    : null;
   const started = Date.now();
-  dispatcher.start();
-  await receiver.until(deliveries);
-  const seconds = (Date.now() - started) / 1000;
+  const seconds = await profiled(profile, async () => {
+    dispatcher.start();
+    await receiver.until(deliveries);
+    return (Date.now() - started) / 1000;
+  });
   await dispatcher.stop();
+  await checkDrained(service, deliveries);
   // Time from the start of the drain until each delivery arrived is not a latency; the per-attempt cost is.
   const { rows } = await service.app.services.database.pool.query<{ ms: number }>(
-    "SELECT duration_ms AS ms FROM webhook_attempts",
+    `SELECT a.duration_ms AS ms FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+     JOIN webhook_endpoints ep ON ep.id = d.endpoint_id WHERE ep.merchant_id = $1`,
+    [service.scope.merchantId],
   );
   log(`  service: ${deliveries} deliveries in ${seconds.toFixed(2)} s`);
   const label = `drain ${bodies.length} events × ${service.endpointUrls.length} endpoint(s), ${concurrency} in flight`;
@@ -277,8 +323,9 @@ function table(rows: Row[]): string {
 }
 
 async function main(): Promise<void> {
+  if (settings.profileDir) mkdirSync(settings.profileDir, { recursive: true });
   log(
-    `Webhook benchmark: ${settings.events} events × ${settings.endpoints} endpoint(s) drained; ${settings.latencyOrders} orders at ` +
+    `Webhook benchmark: ${settings.events} events × ${settings.endpoints.join(" and ")} endpoint(s) drained; ${settings.latencyOrders} orders at ` +
       `${settings.latencyRate}/s for latency; ${os.cpus().length} CPU(s), Node ${process.version}`,
   );
   const rows: Row[] = [];
@@ -292,18 +339,24 @@ async function main(): Promise<void> {
       log(`\n${db.label}`);
       const mark = cleanups.length;
       cleanups.push(() => db.drop());
-      const service = await startService(db, receiverUrl);
-      rows.push(...(await throughput(service, receiver, kind)));
-      rows.push(...(await latency(service, receiver, kind)));
+      for (const endpoints of settings.endpoints) {
+        // A service per endpoint count, on the same database: the table's rows stay independent.
+        const serviceMark = cleanups.length;
+        const service = await startService(db, receiverUrl, endpoints);
+        rows.push(...(await throughput(service, receiver, kind)));
+        rows.push(...(await latency(service, receiver, kind)));
+        while (cleanups.length > serviceMark) await cleanUp(cleanups.pop()!);
+      }
       while (cleanups.length > mark) await cleanUp(cleanups.pop()!);
     }
   } finally {
     await runCleanups();
   }
   process.stdout.write(
-    `\n${table(rows)}\n\nService = the dispatcher as in production (claim with a lease, sign, POST on a fresh connection, record the ` +
-      `attempt) at ${PER_ENDPOINT_IN_FLIGHT} attempts in flight per endpoint; baseline = bare POSTs of the same bodies with the same ` +
-      `concurrency and fresh connections. Drain p50/p99 = attempt durations; latency = event timestamp → arrival.\n`,
+    `\n${table(rows)}\n\nService = the dispatcher as in production (claim with a lease, sign, POST on a keep-alive connection ` +
+      `pinned to the checked address, record the attempt) at ${PER_ENDPOINT_IN_FLIGHT} attempts in flight per endpoint; baseline = ` +
+      `bare POSTs of the same bodies with the same concurrency on keep-alive connections (${PER_ENDPOINT_IN_FLIGHT} per endpoint). ` +
+      `Drain p50/p99 = attempt durations; latency = event timestamp → arrival.\n`,
   );
 }
 

@@ -18,7 +18,19 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     sourcemap: false,
     reportCompressedSize: false,
+    // The explorer's chunks (GraphiQL with Monaco and Prettier) are large by nature and loaded only on that page.
+    chunkSizeWarningLimit: 3000,
+    rolldownOptions: {
+      onwarn(warning, warn) {
+        // graphiql's React-compiler output starts modules with "use no memo", a hint for the compiler, not the bundler.
+        if (warning.code === "MODULE_LEVEL_DIRECTIVE") return;
+        warn(warning);
+      },
+    },
   },
+  // The API explorer's editor workers (Monaco's and monaco-graphql's, see features/explorer/monaco-workers.ts) are
+  // module workers built as files of their own under assets/.
+  worker: { format: "es" },
   server: {
     proxy: {
       "/api": "http://localhost:3000",

@@ -13,6 +13,8 @@ import { PageLoading } from "./shared/ui/PageLoading.tsx";
 
 // The analytics page and its chart library are a separate chunk, fetched only when the page is opened.
 const AnalyticsPage = lazy(() => import("./features/analytics/AnalyticsPage.tsx"));
+// So are the API explorer, GraphiQL and its editor (Monaco) with their workers.
+const ExplorerPage = lazy(() => import("./features/explorer/ExplorerPage.tsx"));
 
 export function App() {
   return (
@@ -36,6 +38,14 @@ export function App() {
               <Route path="/keys" element={<ApiKeysPage />} />
               <Route path="/webhooks" element={<WebhooksPage />} />
               <Route path="/settings" element={<SettingsPage />} />
+              <Route
+                path="/explorer"
+                element={
+                  <Suspense fallback={<PageLoading />}>
+                    <ExplorerPage />
+                  </Suspense>
+                }
+              />
               <Route path="*" element={<Navigate to="/orders" replace />} />
             </Route>
           </Routes>

@@ -69,6 +69,13 @@ export type ConfirmationPolicyInput = {
   reminders?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
+/** How exact a count is. */
+export type CountPrecision =
+  /** A lower bound: at least this many (counting stopped there). */
+  | 'AT_LEAST'
+  /** The exact number. */
+  | 'EXACT';
+
 /** The result of createApiKey. */
 export type CreateApiKeyPayload = {
   __typename?: 'CreateApiKeyPayload';
@@ -348,8 +355,16 @@ export type OrderConnection = {
   edges: Array<OrderEdge>;
   /** Where this page is in the list. */
   pageInfo: PageInfo;
-  /** How many orders match the filter in all pages (one extra count query, run only when selected). */
+  /**
+   * How many orders match the filter in all pages (read only when selected). Without a filter, or filtered by status
+   * only, it is exact and costs the same at any number of orders (counts the database maintains in the transaction of
+   * every change). With any other filter (dates, phone, externalOrderId, search) it is exact up to 1,000 matches;
+   * when more match, it is 1,000 and `totalCountPrecision` is `AT_LEAST`, so a page never waits for a count of
+   * millions of rows. `orderStats` gives exact counts per status for any date range.
+   */
   totalCount: Scalars['Int']['output'];
+  /** Whether `totalCount` is the exact number of matches (`EXACT`) or a lower bound (`AT_LEAST`: the count stopped at 1,000). */
+  totalCountPrecision: CountPrecision;
 };
 
 /** One order of a page and the cursor that continues after it. */
@@ -920,6 +935,7 @@ export type ResolversTypes = {
   CancelOrderPayload: ResolverTypeWrapper<Omit<CancelOrderPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
   ConfirmationPolicy: ResolverTypeWrapper<ConfirmationPolicy>;
   ConfirmationPolicyInput: ConfirmationPolicyInput;
+  CountPrecision: CountPrecision;
   CreateApiKeyPayload: ResolverTypeWrapper<CreateApiKeyPayload>;
   CreateOrderInput: CreateOrderInput;
   CreateOrderPayload: ResolverTypeWrapper<Omit<CreateOrderPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
@@ -1130,6 +1146,7 @@ export type OrderConnectionResolvers<ContextType = GraphQLContext, ParentType ex
   edges?: Resolver<Array<ResolversTypes['OrderEdge']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountPrecision?: Resolver<ResolversTypes['CountPrecision'], ParentType, ContextType>;
 };
 
 export type OrderEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderEdge'] = ResolversParentTypes['OrderEdge']> = {

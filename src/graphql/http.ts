@@ -1,3 +1,5 @@
+// Apollo Server requires "crypto" for every request's query hash: resolve built-ins without tsx (see the module).
+import "../runtime/builtin-require.ts";
 import { ApolloServer, type ApolloServerPlugin, type GraphQLRequestContextWillSendResponse } from "@apollo/server";
 import { fastifyApolloHandler } from "@as-integrations/fastify";
 import {
@@ -7,7 +9,6 @@ import {
   ApolloServerPluginSchemaReportingDisabled,
   ApolloServerPluginUsageReportingDisabled,
 } from "@apollo/server/plugin/disabled";
-import { ApolloServerPluginLandingPageLocalDefault } from "@apollo/server/plugin/landingPage/default";
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { GraphQLError, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
@@ -28,10 +29,11 @@ import {
   subscriptionOverHttpError,
   unauthenticatedError,
 } from "./error-mapper.ts";
+import { compiledExecutionGateway } from "./compiled-execution.ts";
 import { costLimitRule, depthLimitRule } from "./hardening.ts";
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, warnDatabaseUnavailable } from "../db/unavailable.ts";
 import { documentTooLargeError, MAX_DOCUMENT_LENGTH, parseOptions, unstorableInputError } from "./input-checks.ts";
-import { loadTrustedDocuments, resolveTrustedDocument } from "./trusted-documents.ts";
+import { documentPolicy, isExplorerRequest, loadTrustedDocuments, resolveTrustedDocument } from "./trusted-documents.ts";
 import { CONSOLE_DIST } from "../http/routes/console-page.routes.ts";
 import { join } from "node:path";
 
@@ -71,7 +73,8 @@ export async function graphqlRoutes(
   schema: GraphQLSchema,
 ): Promise<FastifyPluginAsync> {
   const apollo = new ApolloServer<GraphQLContext>({
-    schema,
+    // The schema, executed by graphql-jit (see compiled-execution.ts).
+    gateway: compiledExecutionGateway(schema),
     introspection: !config.production,
     // Field suggestions ("Did you mean …?") would describe the schema to whoever probes it.
     hideSchemaDetailsFromClientErrors: config.production,
@@ -88,7 +91,9 @@ export async function graphqlRoutes(
     stopOnTerminationSignals: false,
     plugins: [
       requestChecks(logger),
-      config.production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ footer: false }),
+      // No Apollo landing page (it loads Apollo's sandbox from a CDN): a browser opening /graphql is sent to the
+      // console's own explorer instead (see the route below).
+      ApolloServerPluginLandingPageDisabled(),
       // Nothing reports to Apollo's cloud. Cache hints are unused (responses are per merchant and private), and the
       // cache-control plugin Apollo installs by default hooks every field resolution: off, for throughput.
       ApolloServerPluginUsageReportingDisabled(),
@@ -141,11 +146,18 @@ export async function graphqlRoutes(
       }
     });
     // Browsers (a console session, or nobody yet: the console before sign-in): a document hash becomes the console's
-    // document; a session's other documents only while not enforced. API-key requests are left as they are.
+    // document; a session's other documents only while not enforced, or from an admin's API explorer (see
+    // trusted-documents.ts). API-key requests are left as they are.
     app.addHook("preHandler", async (request, reply) => {
       if (request.caller) return;
-      const enforce = config.console.trustedDocuments && Boolean(request.graphqlSession);
-      const refused = resolveTrustedDocument(request, trustedDocuments, enforce, request.language);
+      const session = request.graphqlSession;
+      const policy = documentPolicy({
+        enforced: config.console.trustedDocuments,
+        session: Boolean(session),
+        admin: session?.principal.user.role === "admin",
+        explorer: isExplorerRequest(request),
+      });
+      const refused = resolveTrustedDocument(request, trustedDocuments, policy, request.language);
       if (refused) return reply.code(400).send({ errors: [{ message: refused.message, extensions: { code: refused.extensions.code } }] });
     });
     // Errors before Apollo (rate limit, body too large, not JSON, unparsable JSON) in GraphQL's response shape.
@@ -168,6 +180,7 @@ export async function graphqlRoutes(
       schema: { hide: true },
       // An oversized document is refused before Apollo parses it.
       preHandler: async (request, reply) => {
+        if (isBrowserPageRequest(request)) return reply.redirect(EXPLORER_PATH, 302);
         const length = documentLength(request);
         if (length <= MAX_DOCUMENT_LENGTH) return;
         const error = documentTooLargeError(length);
@@ -176,6 +189,20 @@ export async function graphqlRoutes(
       handler,
     });
   };
+}
+
+/** Where a browser that opens /graphql is sent: the console's API explorer (GraphiQL, signed in by the session). */
+export const EXPLORER_PATH = "/console/explorer";
+
+/**
+ * A person's browser opening /graphql (what Apollo's landing page answered): a GET that asks for HTML and carries no
+ * operation. A GET with `query` is an API request whatever it accepts.
+ */
+function isBrowserPageRequest(request: FastifyRequest): boolean {
+  if (request.method !== "GET") return false;
+  const params = request.query as Record<string, unknown> | undefined;
+  if (params && params.query !== undefined) return false;
+  return /\btext\/html\b/.test(headerValue(request, "accept") ?? "");
 }
 
 /** Characters of the request's `query` (JSON body or GET parameter), 0 when there is none. */

@@ -1,6 +1,8 @@
 import type { OrderView } from "../domain/orders/order.view.ts";
 import type { OrderStatus as DomainStatus } from "../domain/orders/order.schemas.ts";
+import type { TotalCount } from "../domain/orders/order-count.ts";
 import type {
+  CountPrecision,
   CustomerAction,
   DeliveryStatus,
   Order,
@@ -53,10 +55,16 @@ export function toDomainStatus(status: OrderStatus): DomainStatus {
 
 /**
  * What the `orders` resolver returns for an `OrderConnection` (codegen mapper): the page, and the count of
- * every matching order as a function, so the count query runs only when `totalCount` is selected.
+ * every matching order as a function, so the count query runs only when `totalCount` or `totalCountPrecision` is
+ * selected (once for both).
  */
 export interface OrderConnectionSource {
   edges: (Omit<OrderEdge, "node"> & { node: OrderSource })[];
   pageInfo: PageInfo;
-  countAll(): Promise<number>;
+  countAll(): Promise<TotalCount>;
+}
+
+/** The domain's count precision as GraphQL's enum. */
+export function toCountPrecision(precision: TotalCount["precision"]): CountPrecision {
+  return precision === "exact" ? "EXACT" : "AT_LEAST";
 }

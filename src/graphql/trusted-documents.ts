@@ -11,8 +11,30 @@ import { translate } from "../i18n/messages.ts";
  * document the manifest names. With enforcement on (`CONSOLE_TRUSTED_DOCUMENTS`, default on in production), a
  * session request carrying any other document is refused, so a stolen or abused session can run only what the
  * console itself runs. API-key requests are not affected: integrations send any document within the cost limits.
+ *
+ * The API explorer (/console/explorer, GraphiQL) sends the documents its user writes, marked `X-OCS-Explorer: 1`.
+ * With enforcement on, those are accepted from **admin** sessions only: an admin can already create an API key in the
+ * console and run any document with it, so the explorer gives a stolen admin session nothing it did not have, and
+ * its documents meet the same depth and cost limits as an API key's (and the per-user rate limit). A viewer cannot
+ * create keys, so a viewer session stays on the console's own documents (its explorer shows the schema only).
  */
 export type TrustedDocuments = ReadonlyMap<string, string>;
+
+/** Which documents a request may carry besides the console's own (hash) ones. */
+export type DocumentPolicy = "any" | "trusted-only" | "explorer-admin-only";
+
+export const EXPLORER_HEADER = "x-ocs-explorer";
+
+export function documentPolicy(options: { enforced: boolean; session: boolean; admin: boolean; explorer: boolean }): DocumentPolicy {
+  if (!options.enforced || !options.session) return "any";
+  if (!options.explorer) return "trusted-only";
+  return options.admin ? "any" : "explorer-admin-only";
+}
+
+/** The explorer marks its requests; the header is not a credential (the session cookie is), only a choice of rule. */
+export function isExplorerRequest(request: FastifyRequest): boolean {
+  return request.headers[EXPLORER_HEADER] === "1";
+}
 
 const HASH = /^(?:sha256:)?([0-9a-f]{64})$/;
 
@@ -33,13 +55,13 @@ interface GraphQLBody {
 }
 
 /**
- * For a console-session request: replace a known hash by its document, and (when enforced) refuse a document that
- * is not one of the console's. Returns the error to answer with, or null to go on.
+ * For a console-session request: replace a known hash by its document, and refuse a document that is not one of
+ * the console's unless the policy allows any. Returns the error to answer with, or null to go on.
  */
 export function resolveTrustedDocument(
   request: FastifyRequest,
   documents: TrustedDocuments,
-  enforce: boolean,
+  policy: DocumentPolicy,
   language: Language,
 ): GraphQLError | null {
   const body = graphqlBody(request);
@@ -53,8 +75,9 @@ export function resolveTrustedDocument(
     delete body.extensions!.persistedQuery;
     return null;
   }
-  if (enforce && body.query !== undefined) {
-    return trustedDocumentError("PERSISTED_QUERY_NOT_SUPPORTED", "error.TRUSTED_DOCUMENTS.required", language);
+  if (policy !== "any" && body.query !== undefined) {
+    const key = policy === "explorer-admin-only" ? "error.TRUSTED_DOCUMENTS.explorer_admin_only" : "error.TRUSTED_DOCUMENTS.required";
+    return trustedDocumentError("PERSISTED_QUERY_NOT_SUPPORTED", key, language);
   }
   return null;
 }

@@ -39,6 +39,10 @@ const catalog: Record<string, Record<Language, Template>> = {
     en: "A console session may run only the console's own operations (trusted documents); use an API key for other queries",
     ar: "لا يمكن لجلسة لوحة التحكم تنفيذ إلا عمليات اللوحة نفسها (مستندات موثوقة)؛ استخدم مفتاح API للاستعلامات الأخرى",
   },
+  "error.TRUSTED_DOCUMENTS.explorer_admin_only": {
+    en: "Here only admins may run their own queries in the API explorer; a viewer can read the schema, or use an API key",
+    ar: "يمكن للمسؤولين فقط هنا تنفيذ استعلاماتهم الخاصة في مستكشف API؛ يمكن للمشاهد قراءة المخطط أو استخدام مفتاح API",
+  },
   "error.FORBIDDEN.origin": {
     en: "Requests from this origin may not sign in or use a console session",
     ar: "لا يُسمح للطلبات القادمة من هذا المصدر بتسجيل الدخول أو استخدام جلسة لوحة التحكم",

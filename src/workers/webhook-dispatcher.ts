@@ -1,10 +1,19 @@
+import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import type { OrderEventBus } from "../domain/orders/order-events.bus.ts";
-import type { AttemptOutcome, ClaimedDelivery, WebhookDeliveryRepository } from "../domain/webhooks/webhook-delivery.repository.ts";
+import type {
+  AttemptOutcome,
+  ClaimedDelivery,
+  RecordedAttempt,
+  RecordedBatch,
+  WebhookDeliveryRepository,
+} from "../domain/webhooks/webhook-delivery.repository.ts";
 import { decideAfterAttempt, type AttemptDecision, type AttemptResult } from "../domain/webhooks/webhook-retry-policy.ts";
 import { signDelivery } from "../domain/webhooks/webhook-signature.ts";
 import { throttledWarn } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
+import { AttemptRecorder } from "./webhook-attempt-recorder.ts";
+import { DEFAULT_CONNECTION_OPTIONS, WebhookConnections, type WebhookConnectionOptions } from "./webhook-connections.ts";
 import { AttemptAbortedError, postWebhook, USER_AGENT, type SenderOptions, type WebhookRequest } from "./webhook-sender.ts";
 
 /**
@@ -32,7 +41,14 @@ export interface WebhookDispatcherOptions {
    * it times out, so other endpoints and their orders go on.
    */
   maxInFlightPerEndpoint?: number;
+  /**
+   * Due deliveries claimed per endpoint beyond its free slots, started as slots free up: one claim statement
+   * then feeds many attempts. Bounded by MAX_HELD over all endpoints.
+   */
+  claimAheadPerEndpoint?: number;
   pollIntervalMs?: number;
+  /** Keep-alive connections to endpoints (webhook-connections.ts); sockets per endpoint = maxInFlightPerEndpoint. */
+  connections?: Partial<Omit<WebhookConnectionOptions, "maxSocketsPerEndpoint">>;
   /** How long stop() lets attempts under way finish before abandoning them (their leases are released). */
   stopGraceMs?: number;
 }
@@ -47,6 +63,8 @@ export interface WebhookDispatcherDeps {
   >;
   /** Replaceable in tests. */
   send?: (request: WebhookRequest, options: SenderOptions, signal: AbortSignal) => Promise<AttemptResult>;
+  /** Replaceable in tests (to look at the sockets). */
+  connections?: WebhookConnections;
   clock?: () => Date;
 }
 
@@ -58,15 +76,42 @@ const FAN_OUT_ROUNDS = 20;
  * busy database. Only a crash lets a lease run out: the attempt is then made again this long after the timeout.
  */
 export const LEASE_MARGIN_MS = 10_000;
+/** Outcomes recorded per statement; a batch is written after RECORD_LINGER_MS or once RECORD_FULL_BATCH wait. */
+const RECORD_BATCH = 500;
+const RECORD_LINGER_MS = 10;
+const RECORD_FULL_BATCH = 64;
+/**
+ * Deliveries this instance holds a lease on, at most: claimed ahead, in flight, and finished with the outcome not
+ * yet written. While the database is slow to take outcomes, no more is claimed.
+ */
+const MAX_HELD = 2_048;
+/** A delivery claimed ahead is started within this long of its claim, or handed back (see releaseStale). */
+const READY_MAX_WAIT_MS = 2_000;
+/** An endpoint with every slot taken and no attempt finished for this long is not claimed ahead for. */
+const STALLED_MS = 1_000;
 
 export class WebhookDispatcher {
-  private readonly options: Required<WebhookDispatcherOptions>;
+  private readonly options: Required<Omit<WebhookDispatcherOptions, "connections">>;
+  readonly connections: WebhookConnections;
+  private readonly recorder: AttemptRecorder<RecordedAttempt, RecordedBatch>;
   private readonly send: NonNullable<WebhookDispatcherDeps["send"]>;
   private readonly clock: () => Date;
   private readonly warn: (details: object, message: string) => void;
   /** In-flight attempts per endpoint id. */
   private readonly inFlight = new Map<string, number>();
   private readonly attempts = new Set<Promise<void>>();
+  /** Deliveries claimed ahead, per endpoint in claim order, waiting for one of its slots. */
+  private readonly ready = new Map<string, { claim: ClaimedDelivery; claimedAt: number }[]>();
+  private readyCount = 0;
+  /** Per endpoint with attempts in flight: when one last finished (or the first started). */
+  private readonly progress = new Map<string, number>();
+  /**
+   * Whether the last claim may have left due deliveries behind (it took all it was allowed for some endpoint):
+   * then a freed slot calls for another claim. Otherwise new work comes with its own wake-up (an event, a retry
+   * timer, an outcome that unblocks a later event, the poll), and a freed slot needs no claim statement.
+   */
+  private moreDue = true;
+  private readonly releasing = new Set<Promise<void>>();
   private readonly abort = new AbortController();
   private round: Promise<void> | null = null;
   private again = false;
@@ -90,12 +135,30 @@ export class WebhookDispatcher {
       // endpoint holds its 4 slots for WEBHOOK_TIMEOUT_MS) without starving the healthy ones.
       maxInFlight: 256,
       maxInFlightPerEndpoint: 4,
+      claimAheadPerEndpoint: 60,
       dnsServers: null,
       pollIntervalMs: 1_000,
       stopGraceMs: 3_000,
       ...options,
     };
     this.send = deps.send ?? postWebhook;
+    // Every attempt in flight listens for the stop.
+    setMaxListeners(this.options.maxInFlight + 1, this.abort.signal);
+    this.connections =
+      deps.connections ??
+      new WebhookConnections({
+        ...DEFAULT_CONNECTION_OPTIONS,
+        ...options.connections,
+        maxSocketsPerEndpoint: this.options.maxInFlightPerEndpoint,
+      });
+    this.recorder = new AttemptRecorder<RecordedAttempt, RecordedBatch>({
+      write: (batch) => this.deps.deliveries.recordAttempts(batch),
+      maxBatch: RECORD_BATCH,
+      lingerMs: RECORD_LINGER_MS,
+      fullBatch: RECORD_FULL_BATCH,
+      written: (batch, result) => this.recorded(batch, result),
+      failed: (error, batch) => this.logError(error, "webhook attempts could not be recorded", { deliveries: batch.length }),
+    });
     this.clock = deps.clock ?? (() => new Date());
     this.warn = throttledWarn(deps.logger);
   }
@@ -142,12 +205,17 @@ export class WebhookDispatcher {
     if (this.poll) clearInterval(this.poll);
     if (this.retryTimer) clearTimeout(this.retryTimer.timer);
     await this.round;
+    // Claimed but not started: straight back, so a restart (or another instance) takes them at once.
+    await this.releaseReady();
     let graceTimer: NodeJS.Timeout | undefined;
     const grace = new Promise((resolve) => (graceTimer = setTimeout(resolve, this.options.stopGraceMs)));
     await Promise.race([Promise.allSettled([...this.attempts]), grace]);
     clearTimeout(graceTimer);
     this.abort.abort();
     await Promise.allSettled([...this.attempts]);
+    await this.recorder.flush();
+    await Promise.allSettled([...this.releasing]);
+    this.connections.destroy();
   }
 
   private async runRounds(): Promise<void> {
@@ -167,39 +235,121 @@ export class WebhookDispatcher {
 
   private async fanOut(): Promise<void> {
     for (let round = 0; round < FAN_OUT_ROUNDS && !this.stopped; round++) {
-      // An event held back behind an earlier one of its order is taken by the next pass: loop until none.
-      const { events } = await this.deps.deliveries.fanOut(FAN_OUT_BATCH, this.maxAttempts);
-      if (events === 0) return;
+      // An event held back behind an earlier one of its order is taken by the next pass: loop until none. A pass
+      // that took less than a batch and held nothing back has taken all there was (others' come with a wake-up).
+      const { events, heldBack } = await this.deps.deliveries.fanOut(FAN_OUT_BATCH, this.maxAttempts);
+      if (events < FAN_OUT_BATCH && !heldBack) return;
+      // A backlog: its first deliveries go out while the rest is fanned out.
+      if (this.readyCount < this.options.claimAheadPerEndpoint / 2) await this.claimAndStart();
     }
     this.fanOutDue = true;
     this.again = true;
   }
 
   private async claimAndStart(): Promise<void> {
-    const free = this.options.maxInFlight - this.attempts.size;
+    this.releaseStale();
+    const free = MAX_HELD - this.attempts.size - this.readyCount - this.recorder.pending;
     if (free <= 0 || this.stopped) return;
+    const held = new Map(this.inFlight);
+    for (const [endpointId, queue] of this.ready) held.set(endpointId, (held.get(endpointId) ?? 0) + queue.length);
+    // An endpoint whose slots are all taken by attempts that are not finishing (it hangs) gets nothing claimed
+    // ahead: those deliveries would only wait out their time in the queue and go back.
+    const perEndpoint = this.options.maxInFlightPerEndpoint + this.options.claimAheadPerEndpoint;
+    const now = performance.now();
+    for (const [endpointId, since] of this.progress) {
+      const stalled = (this.inFlight.get(endpointId) ?? 0) >= this.options.maxInFlightPerEndpoint && now - since > STALLED_MS;
+      if (stalled) held.set(endpointId, perEndpoint);
+    }
     const claims = await this.deps.deliveries.claimDue(
       free,
-      this.options.maxInFlightPerEndpoint,
-      this.inFlight,
+      perEndpoint,
+      held,
       this.options.timeoutMs + LEASE_MARGIN_MS,
     );
-    for (const claim of claims) this.startAttempt(claim);
+    const claimedAt = performance.now();
+    this.moreDue = claims.length >= free || mayHaveMore(claims, held, perEndpoint);
+    for (const claim of claims) {
+      let queue = this.ready.get(claim.endpointId);
+      if (!queue) this.ready.set(claim.endpointId, (queue = []));
+      queue.push({ claim, claimedAt });
+    }
+    this.readyCount += claims.length;
+    this.pump();
+  }
+
+  /** Starts the claimed deliveries that have a slot: per endpoint in claim order, within both bounds. */
+  private pump(): void {
+    if (this.stopped) return;
+    const stale: ClaimedDelivery[] = [];
+    for (const [endpointId, queue] of this.ready) {
+      while (queue.length && this.attempts.size < this.options.maxInFlight && (this.inFlight.get(endpointId) ?? 0) < this.options.maxInFlightPerEndpoint) {
+        const { claim, claimedAt } = queue.shift()!;
+        this.readyCount--;
+        if (performance.now() - claimedAt > READY_MAX_WAIT_MS) stale.push(claim);
+        else this.startAttempt(claim);
+      }
+      if (queue.length === 0) this.ready.delete(endpointId);
+    }
+    this.release(stale);
+  }
+
+  /**
+   * Claimed deliveries that waited too long for a slot (their endpoint is slow) go back, so that an attempt
+   * started from the queue always has nearly its whole lease left: to finish, and to have its outcome written.
+   */
+  private releaseStale(): void {
+    const stale: ClaimedDelivery[] = [];
+    const now = performance.now();
+    for (const [endpointId, queue] of this.ready) {
+      while (queue.length && now - queue[0].claimedAt > READY_MAX_WAIT_MS) stale.push(queue.shift()!.claim);
+      if (queue.length === 0) this.ready.delete(endpointId);
+    }
+    this.readyCount -= stale.length;
+    this.release(stale);
+  }
+
+  /** Hands an endpoint's claimed, unstarted deliveries back (it answered 410, or we are stopping). */
+  private releaseReady(endpointId?: string): Promise<void> {
+    const claims: ClaimedDelivery[] = [];
+    for (const [id, queue] of this.ready) {
+      if (endpointId !== undefined && id !== endpointId) continue;
+      claims.push(...queue.map((queued) => queued.claim));
+      this.ready.delete(id);
+    }
+    this.readyCount -= claims.length;
+    return this.release(claims);
+  }
+
+  private release(claims: ClaimedDelivery[]): Promise<void> {
+    if (claims.length === 0) return Promise.resolve();
+    const released = this.deps.deliveries
+      .releaseLeases(claims)
+      .catch((error: unknown) => this.logError(error, "webhook leases could not be released (they run out instead)"))
+      .finally(() => this.releasing.delete(released));
+    this.releasing.add(released);
+    return released;
   }
 
   private startAttempt(claim: ClaimedDelivery): void {
-    this.inFlight.set(claim.endpointId, (this.inFlight.get(claim.endpointId) ?? 0) + 1);
+    const before = this.inFlight.get(claim.endpointId) ?? 0;
+    if (before === 0) this.progress.set(claim.endpointId, performance.now());
+    this.inFlight.set(claim.endpointId, before + 1);
     this.deps.metrics.webhookAttemptsInFlight.inc();
     const attempt = this.attempt(claim)
-      .catch((error: unknown) => this.logError(error, "webhook attempt could not be recorded", { deliveryId: claim.id }))
+      .catch((error: unknown) => this.logError(error, "webhook attempt failed", { deliveryId: claim.id }))
       .finally(() => {
         const left = (this.inFlight.get(claim.endpointId) ?? 1) - 1;
         if (left > 0) this.inFlight.set(claim.endpointId, left);
         else this.inFlight.delete(claim.endpointId);
+        if (left > 0) this.progress.set(claim.endpointId, performance.now());
+        else this.progress.delete(claim.endpointId);
         this.deps.metrics.webhookAttemptsInFlight.dec();
         this.attempts.delete(attempt);
-        // A slot is free, and the next event of this order may now go.
-        this.wake();
+        // A slot is free: the next claimed delivery takes it at once; a claim round tops the queue up when it
+        // runs low. (The next event of this order waits for this outcome to be written: see recorded().)
+        this.pump();
+        const queued = this.ready.get(claim.endpointId)?.length ?? 0;
+        if (this.moreDue && queued <= this.options.claimAheadPerEndpoint / 2) this.wake();
       });
     this.attempts.add(attempt);
   }
@@ -219,38 +369,63 @@ export class WebhookDispatcher {
       "x-webhook-event": claim.eventType,
       "x-webhook-signature-256": signed["x-webhook-signature-256"],
     };
+    let agent;
+    try {
+      agent = this.connections.agentFor(claim.endpointId, new URL(claim.url));
+    } catch {
+      agent = undefined; // an invalid URL: the sender says so
+    }
     let result: AttemptResult;
     try {
       result = await this.send(
         { url: claim.url, body: claim.body, headers },
-        { timeoutMs: this.options.timeoutMs, allowPrivateUrls: this.options.allowPrivateUrls, dnsServers: this.options.dnsServers },
+        {
+          timeoutMs: this.options.timeoutMs,
+          allowPrivateUrls: this.options.allowPrivateUrls,
+          dnsServers: this.options.dnsServers,
+          agent,
+        },
         this.abort.signal,
       );
     } catch (error) {
       if (!(error instanceof AttemptAbortedError)) throw error;
-      await this.deps.deliveries.releaseLease(claim);
+      await this.release([claim]);
       return;
     }
     const decision = decideAfterAttempt(result, claim.attemptCount + 1, claim.maxAttempts, {
       scheduleMs: this.options.retryScheduleMs,
     }, at);
-    const kept = await this.deps.deliveries.recordAttempt(claim, at, result, outcomeOf(decision));
-    this.count(decision, result);
-    if (!kept) {
-      this.deps.logger.warn({ deliveryId: claim.id }, "webhook attempt outlived its lease; another claim decides the delivery");
-    }
-    if (decision.kind === "retry") this.wakeIn(decision.delayMs);
-    if (decision.kind === "dead" && decision.disableEndpoint) {
-      this.deps.logger.warn({ endpointId: claim.endpointId }, "webhook endpoint answered 410 Gone: disabled");
-    }
+    // The slot is freed now; the outcome is written with those of the attempts that finish meanwhile.
+    this.recorder.record({ claim, attemptedAt: at, result, outcome: outcomeOf(decision) });
+    // 410 Gone: what was claimed ahead for this endpoint is not sent (its outcome disables the endpoint).
+    if (decision.kind === "dead" && decision.disableEndpoint) void this.releaseReady(claim.endpointId);
   }
 
-  private count(decision: AttemptDecision, result: AttemptResult): void {
+  /**
+   * After a batch of outcomes was written: metrics, retry timers, and a claim round when a later event of one
+   * of their orders was waiting for them.
+   */
+  private recorded(batch: readonly RecordedAttempt[], { kept, unblocked }: RecordedBatch): void {
+    batch.forEach(({ claim, result, outcome }, index) => {
+      this.count(outcome, result);
+      if (!kept[index]) {
+        this.deps.logger.warn({ deliveryId: claim.id }, "webhook attempt outlived its lease; another claim decides the delivery");
+      }
+      if (outcome.retryInMs !== null) this.wakeIn(outcome.retryInMs);
+      if (outcome.disableEndpoint) {
+        this.deps.logger.warn({ endpointId: claim.endpointId }, "webhook endpoint answered 410 Gone: disabled");
+      }
+    });
+    // The next events of these orders may go now.
+    if (unblocked) this.wake();
+  }
+
+  private count(outcome: AttemptOutcome, result: AttemptResult): void {
     const { metrics } = this.deps;
     metrics.webhookAttemptDuration.observe(result.durationMs / 1000);
-    const outcome = decision.kind === "succeeded" ? "succeeded" : decision.kind === "retry" ? "failed" : "dead";
-    metrics.webhookAttempts.labels(outcome).inc();
-    if (decision.kind === "dead") metrics.webhookDeliveriesDead.labels(decision.disableEndpoint ? "gone" : "exhausted").inc();
+    const label = outcome.status === "succeeded" ? "succeeded" : outcome.status === "pending" ? "failed" : "dead";
+    metrics.webhookAttempts.labels(label).inc();
+    if (outcome.status === "dead") metrics.webhookDeliveriesDead.labels(outcome.disableEndpoint ? "gone" : "exhausted").inc();
   }
 
   /** One timer, for the earliest retry this instance knows of; the poll covers the others. */
@@ -272,6 +447,15 @@ export class WebhookDispatcher {
     // While the database is unreachable every poll fails: said every 30 s, not every second.
     this.warn({ err: error, ...context }, message);
   }
+}
+
+/** Whether some endpoint got as many deliveries as it was allowed (or was allowed none): more may be due. */
+function mayHaveMore(claims: readonly ClaimedDelivery[], held: ReadonlyMap<string, number>, perEndpoint: number): boolean {
+  for (const count of held.values()) if (count >= perEndpoint) return true;
+  const taken = new Map<string, number>();
+  for (const claim of claims) taken.set(claim.endpointId, (taken.get(claim.endpointId) ?? 0) + 1);
+  for (const [endpointId, count] of taken) if (count >= perEndpoint - (held.get(endpointId) ?? 0)) return true;
+  return false;
 }
 
 function outcomeOf(decision: AttemptDecision): AttemptOutcome {

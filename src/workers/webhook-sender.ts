@@ -24,6 +24,10 @@ export interface SenderOptions {
   allowPrivateUrls: boolean;
   /** WEBHOOK_DNS_SERVERS: who resolves the endpoint's host (the system's servers when null). */
   dnsServers?: readonly string[] | null;
+  /** See UrlGuardOptions.exemptAddresses (tests of the guard only). */
+  exemptAddresses?: readonly string[];
+  /** The endpoint's keep-alive agent (webhook-connections.ts); without one, a fresh connection per attempt. */
+  agent?: http.Agent;
 }
 
 /** Thrown when `signal` aborts the attempt (shutdown): nothing is known about its outcome. */
@@ -64,65 +68,108 @@ export function postWebhook(target: WebhookRequest, options: SenderOptions, sign
 
   const body = Buffer.from(target.body, "utf8");
   const transport = url.protocol === "https:" ? https : http;
+  const lookup = guardedLookup({
+    allowPrivate: options.allowPrivateUrls,
+    dnsServers: options.dnsServers,
+    exemptAddresses: options.exemptAddresses,
+  });
   return new Promise<AttemptResult>((resolve, reject) => {
     let settled = false;
+    let request: http.ClientRequest;
     let response: { statusCode: number; retryAfter: string | null; chunks: Buffer[] } | null = null;
-    const settle = (outcome: () => void) => {
+    const settle = (outcome: () => void, keepSocket = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
-      request.destroy();
+      if (!keepSocket) request.destroy();
       outcome();
     };
-    const finishResponse = () => {
+    const finishResponse = (ended = false) => {
       if (!response) return;
       const { statusCode, retryAfter, chunks } = response;
-      settle(() => resolve(failed(describeStatus(statusCode, Buffer.concat(chunks).toString("utf8")), statusCode, retryAfter)));
+      // A body read to its end leaves the socket reusable; one cut short (too long, too slow) closes it.
+      settle(() => resolve(failed(describeStatus(statusCode, Buffer.concat(chunks).toString("utf8")), statusCode, retryAfter)), ended);
     };
     const onAbort = () => settle(() => reject(new AttemptAbortedError()));
 
-    // agent: false, a fresh connection per attempt: a pooled socket could have been closed by the receiver
-    // meanwhile, and a reset on reuse would count as the merchant's failure.
-    const request = transport.request(
-      url,
-      {
-        method: "POST",
-        agent: false,
-        headers: { ...target.headers, "content-length": String(body.length) },
-        lookup: guardedLookup({ allowPrivate: options.allowPrivateUrls, dnsServers: options.dnsServers }),
-      },
-      (res) => {
-        const statusCode = res.statusCode ?? 0;
-        res.on("error", () => finishResponse());
-        if (isSuccess(statusCode)) {
-          // Success is the status: the receiver's body is not waited for.
-          settle(() => resolve({ statusCode, durationMs: elapsed(), error: null, retryAfter: null }));
-          return;
-        }
-        const retryAfter = res.headers["retry-after"];
-        response = { statusCode, retryAfter: typeof retryAfter === "string" ? retryAfter : null, chunks: [] };
-        let size = 0;
-        res.on("data", (chunk: Buffer) => {
-          response!.chunks.push(chunk);
-          size += chunk.length;
-          if (size >= ERROR_BODY_BYTES) finishResponse();
-        });
-        res.on("end", finishResponse);
-      },
-    );
-    request.on("error", (error) => {
-      if (response) finishResponse();
-      else settle(() => resolve(failed(describeError(error as NodeJS.ErrnoException, url.hostname))));
-    });
+    const send = (retriesLeft: number) => {
+      // With an agent, a keep-alive socket to the endpoint (see webhook-connections.ts); without one, a fresh
+      // connection for this attempt alone. Either way a new socket is opened through the guarded lookup.
+      request = transport.request(
+        url,
+        {
+          method: "POST",
+          agent: options.agent ?? false,
+          headers: { ...target.headers, "content-length": String(body.length) },
+          lookup,
+        },
+        (res) => onResponse(res),
+      );
+      request.on("error", (error: NodeJS.ErrnoException) => {
+        if (settled) return;
+        if (response) return finishResponse();
+        // The receiver closed an idle keep-alive socket just as we reused it: nothing reached it, so the request
+        // goes again on another socket (bounded: at most one per socket the endpoint may have, plus a fresh one).
+        if (request.reusedSocket && retriesLeft > 0 && RESET_ON_REUSE.has(error.code ?? "")) return send(retriesLeft - 1);
+        settle(() => resolve(failed(describeError(error, url.hostname))));
+      });
+      request.end(body);
+    };
+
+    const onResponse = (res: http.IncomingMessage) => {
+      if (settled) {
+        res.resume();
+        return;
+      }
+      const statusCode = res.statusCode ?? 0;
+      res.on("error", () => finishResponse());
+      if (isSuccess(statusCode)) {
+        // Success is the status: the receiver's body is not waited for.
+        settle(() => resolve({ statusCode, durationMs: elapsed(), error: null, retryAfter: null }), options.agent !== undefined);
+        if (options.agent) drainForReuse(res);
+        return;
+      }
+      const retryAfter = res.headers["retry-after"];
+      response = { statusCode, retryAfter: typeof retryAfter === "string" ? retryAfter : null, chunks: [] };
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        response!.chunks.push(chunk);
+        size += chunk.length;
+        if (size >= ERROR_BODY_BYTES) finishResponse();
+      });
+      res.on("end", () => finishResponse(true));
+    };
+
     const timer = setTimeout(() => {
       // A status that already arrived stands; only its slow body is cut short.
       if (response) finishResponse();
       else settle(() => resolve(failed(`timeout after ${options.timeoutMs} ms`)));
     }, options.timeoutMs);
     signal?.addEventListener("abort", onAbort, { once: true });
-    request.end(body);
+    send(RETRIES_ON_STALE_SOCKET);
   });
+}
+
+/** Errors that mean a reused idle socket had been closed by the receiver before our request reached it. */
+const RESET_ON_REUSE = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED"]);
+/** Every other socket of the endpoint could be just as stale (idle sockets close together). */
+const RETRIES_ON_STALE_SOCKET = 8;
+/** A success's body is read and dropped, so its socket can serve the next delivery: up to this much, this long. */
+const DRAIN_BODY_BYTES = 64 * 1024;
+const DRAIN_MS = 1_000;
+
+/** Reads a success's body to its end in the background; one too long or too slow closes its socket instead. */
+function drainForReuse(res: http.IncomingMessage): void {
+  let size = 0;
+  const cut = () => res.destroy();
+  const timer = setTimeout(cut, DRAIN_MS);
+  timer.unref();
+  res.on("data", (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > DRAIN_BODY_BYTES) cut();
+  });
+  res.on("close", () => clearTimeout(timer));
 }
 
 function describeStatus(statusCode: number, body: string): string {

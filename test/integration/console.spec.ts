@@ -594,6 +594,8 @@ describe("trusted documents (CONSOLE_TRUSTED_DOCUMENTS=true, the production defa
     await session.goto("/sign-in");
     await session.signIn(ADMIN.email, ADMIN.password);
     await session.page.getByTestId("orders-empty").waitFor();
+    // The order is created once the live subscription is up, as a merchant would see it (not before it subscribed).
+    await session.page.locator('[data-testid="live-state"][data-state="live"]').waitFor();
     const created = await strictShop.test.post("/api/v1/orders", orderInput());
     await session.rowFor(created.body.externalOrderId).waitFor();
     await session.nav("API keys").click();

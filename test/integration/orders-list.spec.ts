@@ -391,3 +391,36 @@ describe("GET /api/v1/orders: scoping", () => {
     expect((await list(other.test, `cursor=${encodeURIComponent(nextCursor!)}`)).data).toEqual([]);
   });
 });
+
+describe("GET /api/v1/orders: the JSON text", () => {
+  it("writes each listed order byte for byte as POST answered it (decimals, nulls, escapes, search too)", async () => {
+    const shop = await server.merchant("Text Shop");
+    const inputs = [
+      orderInput({ externalOrderId: "TXT-plain" }),
+      orderInput({
+        externalOrderId: "TXT-tricky",
+        customerName: 'Zoë "Q" \\ O\'Brien\t\u0001 <b> \u2028 😀 ليلى',
+        customerAddress: undefined,
+        subtotal: 1234567.8901,
+        shippingCost: 0,
+        totalCost: 1234567.8901,
+        items: [
+          { productName: "Line\nbreak \u001f name", quantity: 0.0001, unitPrice: 1000000, totalPrice: 100 },
+          { productName: "Second", variantName: "", quantity: 3, unitPrice: 0.5, totalPrice: 1.5 },
+          { productName: "Third", variantName: "L", quantity: 1, unitPrice: 999999999999.99, totalPrice: 999999999999.99 },
+        ],
+      }),
+    ];
+    const posted: string[] = [];
+    for (const input of inputs) {
+      const response = await shop.test.post("/api/v1/orders", input);
+      expect(response.status, response.text).toBe(201);
+      posted.push(response.text);
+    }
+    const page = await shop.test.get("/api/v1/orders?limit=5");
+    expect(page.status).toBe(200);
+    expect(page.text.startsWith(`{"data":[${[...posted].reverse().join(",")}],"pagination":`)).toBe(true);
+    const searched = await shop.test.get("/api/v1/orders?search=TXT-tr");
+    expect(searched.text.startsWith(`{"data":[${posted[1]}],"pagination":`)).toBe(true);
+  });
+});

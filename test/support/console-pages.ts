@@ -68,6 +68,36 @@ export class ConsoleSession {
     return this.page.getByTestId("confirm-dialog");
   }
 
+  /** The API explorer (GraphiQL): its query editor, run button and response pane. */
+  explorer() {
+    const page = this.page;
+    const root = page.getByTestId("explorer");
+    return {
+      root,
+      /** The editor is ready once Monaco has rendered the default query (its workers and styles loaded). */
+      async ready() {
+        await root.locator(".graphiql-query-editor .monaco-editor .view-lines").waitFor();
+        await root.locator(".graphiql-query-editor .view-line").first().waitFor();
+      },
+      /** Replaces the query by typing it, as a person would (Monaco closes brackets; typing `}` steps over them). */
+      async write(query: string) {
+        await root.locator(".graphiql-query-editor .monaco-editor").click();
+        await page.keyboard.press("ControlOrMeta+A");
+        await page.keyboard.press("Delete");
+        await page.keyboard.type(query);
+        await page.keyboard.press("Escape"); // closes the completion list, if open
+      },
+      run() {
+        return root.getByRole("button", { name: /^Execute query/ }).click();
+      },
+      /** The response pane's text (Monaco renders spaces as no-break spaces). */
+      async response(): Promise<string> {
+        const text = await root.locator(".graphiql-response .view-lines").textContent();
+        return (text ?? "").replace(/\u00a0/g, " ");
+      },
+    };
+  }
+
   async screenshot(name: string) {
     mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
     const language = (await this.page.locator("html").getAttribute("lang")) ?? "en";

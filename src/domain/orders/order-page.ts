@@ -21,9 +21,18 @@ export function readPageRequest(page: PageRequest): { limit: number; after: Orde
  * A page from the `limit + 1` newest rows a repository returned: the extra row only says there is more, and the
  * last visible row is where the next page starts.
  */
-export function keysetPage<T extends OrderCursor>(rows: T[], limit: number): { rows: T[]; hasMore: boolean; nextCursor: string | null } {
+export function keysetPage<T extends OrderCursor>(rows: T[], limit: number): KeysetPage<T>;
+/** The same for rows that carry their position otherwise (an order's view: its ISO `createdAt`). */
+export function keysetPage<T>(rows: T[], limit: number, cursorOf: (row: T) => OrderCursor): KeysetPage<T>;
+export function keysetPage<T>(rows: T[], limit: number, cursorOf = (row: T) => row as unknown as OrderCursor): KeysetPage<T> {
   const hasMore = rows.length > limit;
   const visible = rows.slice(0, limit);
   const last = visible.at(-1);
-  return { rows: visible, hasMore, nextCursor: hasMore && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
+  return { rows: visible, hasMore, nextCursor: hasMore && last !== undefined ? encodeCursor(cursorOf(last)) : null };
+}
+
+export interface KeysetPage<T> {
+  rows: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
 }

@@ -1,5 +1,4 @@
 import { Prisma } from "../../generated/prisma/client.ts";
-import type { OrderCursor } from "./order-cursor.ts";
 import type { MerchantScope } from "./order.repository.ts";
 import type { OrderFilter } from "./order.schemas.ts";
 
@@ -17,7 +16,7 @@ export function likePrefix(text: string): string {
   return `${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
 
-function searchConditions(scope: MerchantScope, filter: OrderFilter & { search: string }): Prisma.Sql[] {
+export function searchConditions(scope: MerchantScope, filter: OrderFilter & { search: string }): Prisma.Sql[] {
   const pattern = likePrefix(filter.search);
   // Phones are stored without "+": "+9665" finds 9665…
   const phone = filter.search.startsWith("+") && filter.search.length > 1 ? likePrefix(filter.search.slice(1)) : pattern;
@@ -36,24 +35,7 @@ function searchConditions(scope: MerchantScope, filter: OrderFilter & { search: 
   return conditions;
 }
 
-/** The ids of one keyset page (newest first) of the search. */
-export function searchPageSql(
-  scope: MerchantScope,
-  filter: OrderFilter & { search: string },
-  limit: number,
-  after: OrderCursor | null,
-): Prisma.Sql {
-  const conditions = searchConditions(scope, filter);
-  if (after) {
-    conditions.push(Prisma.sql`o.created_at <= ${after.createdAt}::timestamptz`);
-    conditions.push(Prisma.sql`(o.created_at < ${after.createdAt}::timestamptz
-      OR (o.created_at = ${after.createdAt}::timestamptz AND o.id < ${after.id}::uuid))`);
-  }
-  return Prisma.sql`SELECT o.id FROM orders o WHERE ${Prisma.join(conditions, " AND ")}
-    ORDER BY o.created_at DESC, o.id DESC LIMIT ${limit}`;
-}
-
-/** How many orders the search matches in all pages. */
-export function searchCountSql(scope: MerchantScope, filter: OrderFilter & { search: string }): Prisma.Sql {
-  return Prisma.sql`SELECT count(*)::int AS count FROM orders o WHERE ${Prisma.join(searchConditions(scope, filter), " AND ")}`;
+/** The orders the search matches in all pages, as `SELECT 1 …` (order-count.ts counts them up to its cap). */
+export function searchMatchesSql(scope: MerchantScope, filter: OrderFilter & { search: string }): Prisma.Sql {
+  return Prisma.sql`SELECT 1 FROM orders o WHERE ${Prisma.join(searchConditions(scope, filter), " AND ")}`;
 }

@@ -9,7 +9,9 @@ import type { CreateOrderInput, OrderFilter } from "./order.schemas.ts";
 import { eventEnvelope, toOrderView, type OrderEventEnvelope, type OrderRecord, type OrderView } from "./order.view.ts";
 import type { OrderCursor } from "./order-cursor.ts";
 import { ORDER_VIEW_JSON } from "./order-sql.ts";
-import { searchCountSql, searchPageSql } from "./order-search.ts";
+import { searchMatchesSql } from "./order-search.ts";
+import { listPageSql } from "./order-list.ts";
+import { boundedCount, boundedCountSql, countedByStatus, filterMatchesSql, maintainedCountSql, type TotalCount } from "./order-count.ts";
 
 export interface MerchantScope {
   merchantId: string;
@@ -278,50 +280,25 @@ export class OrderRepository {
     return new Map(records.map((record) => [record.id, toOrderView(record)]));
   }
 
-  async list(scope: MerchantScope, filter: OrderFilter, limit: number, after: OrderCursor | null): Promise<OrderRecord[]> {
-    if (filter.search) return this.search(scope, { ...filter, search: filter.search }, limit, after);
-    const where = filterWhere(scope, filter);
-    const and: Prisma.OrderWhereInput[] = [];
-    if (filter.createdFrom || filter.createdTo) and.push({ createdAt: createdAtRange(filter) });
-    if (after) {
-      // The redundant `createdAt <= cursor` bounds the index scan; the OR alone would filter every newer row.
-      and.push({ createdAt: { lte: after.createdAt } });
-      and.push({ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] });
-    }
-    if (and.length) where.AND = and;
-    return this.prisma.order.findMany({
-      where,
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      take: limit,
-      include: withItems,
-    });
+  /**
+   * One keyset page (newest first) of the scope's visible orders matching `filter` (a prefix search included), as
+   * the public JSON: one statement on plain `pg` (order-list.ts), like findVisible.
+   */
+  async list(scope: MerchantScope, filter: OrderFilter, limit: number, after: OrderCursor | null): Promise<OrderView[]> {
+    const sql = listPageSql(scope, filter, limit, after);
+    const { rows } = await this.pool.query<{ order: OrderView }>(sql.text, sql.values);
+    return rows.map((row) => row.order);
   }
 
-  /** A page of a prefix search (order-search.ts): the page's ids in one statement, then the orders with their items. */
-  private async search(
-    scope: MerchantScope,
-    filter: OrderFilter & { search: string },
-    limit: number,
-    after: OrderCursor | null,
-  ): Promise<OrderRecord[]> {
-    const ids = (await this.prisma.$queryRaw<{ id: string }[]>(searchPageSql(scope, filter, limit, after))).map((row) => row.id);
-    if (ids.length === 0) return [];
-    return this.prisma.order.findMany({
-      where: { id: { in: ids } },
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      include: withItems,
-    });
-  }
-
-  /** How many visible orders of the scope match `filter` (all pages; GraphQL's totalCount). */
-  async count(scope: MerchantScope, filter: OrderFilter): Promise<number> {
-    if (filter.search) {
-      const [row] = await this.prisma.$queryRaw<{ count: number }[]>(searchCountSql(scope, { ...filter, search: filter.search }));
-      return row?.count ?? 0;
+  /** How many visible orders of the scope match `filter` (all pages; GraphQL's totalCount): see order-count.ts. */
+  async count(scope: MerchantScope, filter: OrderFilter): Promise<TotalCount> {
+    if (countedByStatus(filter)) {
+      const [row] = await this.prisma.$queryRaw<{ count: number }[]>(maintainedCountSql(scope, filter.statuses));
+      return { count: row?.count ?? 0, precision: "exact" };
     }
-    const where = filterWhere(scope, filter);
-    if (filter.createdFrom || filter.createdTo) where.createdAt = createdAtRange(filter);
-    return this.prisma.order.count({ where });
+    const matching = filter.search ? searchMatchesSql(scope, { ...filter, search: filter.search }) : filterMatchesSql(scope, filter);
+    const [row] = await this.prisma.$queryRaw<{ count: number }[]>(boundedCountSql(matching));
+    return boundedCount(row?.count ?? 0);
   }
 
   /**

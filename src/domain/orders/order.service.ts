@@ -31,6 +31,7 @@ import type {
 } from "./order.repository.ts";
 import type { CreateOrderInput, OrderFilter } from "./order.schemas.ts";
 import { keysetPage, readPageRequest, type PageRequest } from "./order-page.ts";
+import type { TotalCount } from "./order-count.ts";
 import { toOrderView, type OrderView } from "./order.view.ts";
 
 const PROVIDER_EVENT_RETENTION_MS = 8 * 24 * 60 * 60 * 1000;
@@ -146,12 +147,13 @@ export class OrderService {
   /** Newest first, keyset-paginated. `cursor` is the opaque `nextCursor` of the previous page. */
   async list(scope: MerchantScope, filter: OrderFilter, page: PageRequest): Promise<OrderPage> {
     const { limit, after } = readPageRequest(page);
-    const { rows, hasMore, nextCursor } = keysetPage(await this.orders.list(scope, filter, limit + 1, after), limit);
-    return { orders: rows.map(toOrderView), limit, hasMore, nextCursor };
+    const views = await this.orders.list(scope, filter, limit + 1, after);
+    const { rows, hasMore, nextCursor } = keysetPage(views, limit, (order) => ({ createdAt: new Date(order.createdAt), id: order.id }));
+    return { orders: rows, limit, hasMore, nextCursor };
   }
 
-  /** How many orders match `filter` across all pages (GraphQL's totalCount). */
-  async count(scope: MerchantScope, filter: OrderFilter): Promise<number> {
+  /** How many orders match `filter` across all pages (GraphQL's totalCount), exact or capped (order-count.ts). */
+  async count(scope: MerchantScope, filter: OrderFilter): Promise<TotalCount> {
     return this.orders.count(scope, filter);
   }
 

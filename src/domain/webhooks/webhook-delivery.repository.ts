@@ -41,6 +41,19 @@ export interface AttemptOutcome {
   disableEndpoint: string | null;
 }
 
+/** One finished attempt, as the dispatcher records it. */
+export interface RecordedAttempt {
+  claim: ClaimedDelivery;
+  attemptedAt: Date;
+  result: AttemptResult;
+  outcome: AttemptOutcome;
+}
+
+export interface RecordedBatch {
+  kept: boolean[];
+  unblocked: boolean;
+}
+
 export interface DeliveryFilter {
   endpointId?: string;
   orderId?: string;
@@ -57,6 +70,18 @@ const UUID_V7_SQL = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
   52, 1), 53, 1), 'hex')::uuid`;
 
 /**
+ * The fan-out and the claim commit without waiting for the WAL flush (synchronous_commit = off for their own
+ * transaction only; on a busy disk the flush is most of their cost). Losing one of them in a crash of PostgreSQL
+ * itself only undoes it: the events are fanned out again (the deliveries vanish with the mark, atomically), the
+ * lease is gone so the attempt is made again (at least once, same webhook-id). Neither can be lost once
+ * something depends on it: an attempt's outcome commits synchronously (RECORD_ATTEMPTS_SQL), which flushes the
+ * WAL up to it, the fan-out and claim before it included. So a later event of an order is never sent on the
+ * strength of an outcome that a crash could forget. (A CTE that is not a data-modifying one runs only when
+ * referenced: the statements reference it.)
+ */
+const ASYNC_COMMIT_CTE = `async_commit AS (SELECT set_config('synchronous_commit', 'off', true) AS on_commit)`;
+
+/**
  * Fan-out, in one statement (so one round trip, and no transaction held open across several on the embedded
  * engine): claims up to $1 undispatched outbox events, oldest first, marks them dispatched, and inserts one
  * pending delivery per enabled endpoint of the event's merchant and mode that wants its type. An event waits
@@ -64,7 +89,7 @@ const UUID_V7_SQL = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
  * otherwise its delivery could exist, and go out, before the earlier one's.
  */
 const FAN_OUT_SQL = `
-  WITH claimed AS (
+  WITH ${ASYNC_COMMIT_CTE}, claimed AS (
     SELECT e.id, e.merchant_id, e.order_id, e.type, e.sequence, o.mode
     FROM order_events e
     JOIN orders o ON o.id = e.order_id
@@ -90,7 +115,11 @@ const FAN_OUT_SQL = `
     ON CONFLICT (endpoint_id, event_id) DO NOTHING
     RETURNING 1
   )
-  SELECT (SELECT count(*) FROM marked)::int AS events, (SELECT count(*) FROM inserted)::int AS deliveries`;
+  SELECT (SELECT count(*) FROM marked)::int AS events, (SELECT count(*) FROM inserted)::int AS deliveries,
+    -- A later event of an order taken here was held back (see above): the next pass takes it.
+    EXISTS (SELECT 1 FROM claimed c JOIN order_events later
+            ON later.order_id = c.order_id AND later.sequence > c.sequence AND later.dispatched_at IS NULL) AS held_back,
+    (SELECT on_commit FROM async_commit) AS async_commit`;
 
 /**
  * Claims due deliveries for one attempt each, in one statement: rows locked with SKIP LOCKED and leased in the
@@ -104,7 +133,7 @@ const FAN_OUT_SQL = `
  * backlog of one, and can never crowd the other endpoints out of a batch.
  */
 const CLAIM_DUE_SQL = `
-  WITH RECURSIVE endpoints_with_work AS (
+  WITH RECURSIVE ${ASYNC_COMMIT_CTE}, endpoints_with_work AS (
     (SELECT endpoint_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
     UNION ALL
     SELECT (SELECT d.endpoint_id FROM webhook_deliveries d
@@ -144,32 +173,49 @@ const CLAIM_DUE_SQL = `
   SET lease_until = now() + $5::float8 * interval '1 millisecond', updated_at = now()
   FROM order_events e, webhook_endpoints ep
   WHERE d.id = ANY(ARRAY(SELECT id FROM picked)) AND e.id = d.event_id AND ep.id = d.endpoint_id
+    AND (SELECT on_commit FROM async_commit) IS NOT NULL
   RETURNING d.id, d.event_id, d.event_type, e.created_at AS event_created_at, d.order_id, d.endpoint_id, ep.url,
     ep.secret, CASE WHEN ep.previous_secret_expires_at > now() THEN ep.previous_secret END AS previous_secret,
     e.payload::text AS body, d.attempt_count, d.max_attempts, d.lease_until`;
 
 /**
- * One attempt's outcome, atomically: the attempt logged, the delivery moved on and its lease released, and on
- * 410 the endpoint disabled. The delivery changes only while the lease is still this claim's (a claim that
- * outlived its lease lost it to another instance, whose outcome counts); the attempt is logged either way.
+ * Attempts' outcomes, atomically, one row of the arrays per attempt (a batch of attempts that finished together):
+ * each attempt logged, its delivery moved on and its lease released, and on 410 the endpoint disabled. A delivery
+ * changes only while the lease is still the attempt's claim (a claim that outlived its lease lost it to another
+ * instance, whose outcome counts); the attempt is logged either way. Returns the deliveries that changed, and
+ * whether a later event of the same order now waits for the same endpoint.
  */
-const RECORD_ATTEMPT_SQL = `
-  WITH updated AS (
-    UPDATE webhook_deliveries
-    SET attempt_count = attempt_count + 1, status = $3::text::"WebhookDeliveryStatus",
-      next_attempt_at = CASE WHEN $3::text = 'pending' THEN now() + $4::float8 * interval '1 millisecond' END,
+const RECORD_ATTEMPTS_SQL = `
+  WITH input AS (
+    SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::float8[], $5::uuid[], $6::timestamptz[],
+      $7::int[], $8::int[], $9::text[], $10::text[])
+      AS i(id, lease_until, status, retry_in_ms, attempt_id, attempted_at, status_code, duration_ms, error, disable_reason)
+  ), updated AS (
+    UPDATE webhook_deliveries d
+    SET attempt_count = d.attempt_count + 1, status = i.status::"WebhookDeliveryStatus",
+      next_attempt_at = CASE WHEN i.status = 'pending' THEN now() + i.retry_in_ms * interval '1 millisecond' END,
       lease_until = NULL, updated_at = now()
-    WHERE id = $1 AND lease_until = $2
-    RETURNING id, endpoint_id
+    FROM input i
+    WHERE d.id = i.id AND d.lease_until = i.lease_until
+    RETURNING d.id, d.endpoint_id, d.order_id, d.event_sequence, d.status
   ), attempt AS (
     INSERT INTO webhook_attempts (id, delivery_id, attempted_at, status_code, duration_ms, error)
+    SELECT i.attempt_id, i.id, i.attempted_at, i.status_code, i.duration_ms, i.error
+    FROM input i
     -- Unless the endpoint (and so its deliveries) was deleted during the attempt.
-    SELECT $5, $1, $6, $7, $8, $9 WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = $1)
+    WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = i.id)
   ), disabled AS (
-    UPDATE webhook_endpoints SET enabled = false, disabled_reason = $10::text, updated_at = now()
-    WHERE $10::text IS NOT NULL AND enabled AND id = (SELECT endpoint_id FROM updated)
+    UPDATE webhook_endpoints ep SET enabled = false, disabled_reason = i.disable_reason, updated_at = now()
+    FROM updated u JOIN input i ON i.id = u.id
+    WHERE i.disable_reason IS NOT NULL AND ep.enabled AND ep.id = u.endpoint_id
   )
-  SELECT count(*)::int AS updated FROM updated`;
+  SELECT u.id,
+    -- A finished delivery lets the next event of its order to the endpoint go: the dispatcher claims again.
+    u.status <> 'pending' AND EXISTS (
+      SELECT 1 FROM webhook_deliveries n
+      WHERE n.endpoint_id = u.endpoint_id AND n.order_id = u.order_id AND n.event_sequence > u.event_sequence
+        AND n.status = 'pending') AS unblocks
+  FROM updated u`;
 
 /**
  * A manual retry: a pending delivery becomes due now; a finished one pending again with exactly one attempt more.
@@ -209,11 +255,14 @@ export class WebhookDeliveryRepository {
   /**
    * Turns up to `limit` undispatched outbox events into one pending delivery per enabled endpoint of the same
    * merchant and mode that wants the event, and marks them dispatched, atomically. Returns how many events it
-   * took (0: nothing left that it may take).
+   * took (0: nothing left that it may take), and whether it held back a later event of an order it took.
    */
-  async fanOut(limit: number, maxAttempts: number): Promise<{ events: number; deliveries: number }> {
-    const { rows } = await this.pool.query<{ events: number; deliveries: number }>(FAN_OUT_SQL, [limit, maxAttempts]);
-    return rows[0];
+  async fanOut(limit: number, maxAttempts: number): Promise<{ events: number; deliveries: number; heldBack: boolean }> {
+    const { rows } = await this.pool.query<{ events: number; deliveries: number; held_back: boolean }>(FAN_OUT_SQL, [
+      limit,
+      maxAttempts,
+    ]);
+    return { events: rows[0].events, deliveries: rows[0].deliveries, heldBack: rows[0].held_back };
   }
 
   /**
@@ -245,29 +294,41 @@ export class WebhookDeliveryRepository {
     }));
   }
 
-  /** Logs the attempt and applies its outcome; false when the lease had already passed to another claim. */
-  async recordAttempt(claim: ClaimedDelivery, attemptedAt: Date, result: AttemptResult, outcome: AttemptOutcome): Promise<boolean> {
-    const { rows } = await this.pool.query<{ updated: number }>(RECORD_ATTEMPT_SQL, [
-      claim.id,
-      claim.leaseUntil,
-      outcome.status,
-      outcome.retryInMs ?? 0,
-      newId(),
-      attemptedAt,
-      result.statusCode,
-      result.durationMs,
-      result.error,
-      outcome.disableEndpoint,
+  /**
+   * Logs attempts and applies their outcomes, in one statement. `kept`, for each entry: true when its delivery
+   * changed, false when the lease had already passed to another claim. `unblocked`: some finished delivery had a
+   * later event of its order waiting for the same endpoint (now due).
+   */
+  async recordAttempts(attempts: readonly RecordedAttempt[]): Promise<RecordedBatch> {
+    if (attempts.length === 0) return { kept: [], unblocked: false };
+    const { rows } = await this.pool.query<{ id: string; unblocks: boolean }>(RECORD_ATTEMPTS_SQL, [
+      attempts.map((a) => a.claim.id),
+      attempts.map((a) => a.claim.leaseUntil),
+      attempts.map((a) => a.outcome.status),
+      attempts.map((a) => a.outcome.retryInMs ?? 0),
+      attempts.map(() => newId()),
+      attempts.map((a) => a.attemptedAt),
+      attempts.map((a) => a.result.statusCode),
+      attempts.map((a) => a.result.durationMs),
+      attempts.map((a) => a.result.error),
+      attempts.map((a) => a.outcome.disableEndpoint),
     ]);
-    return rows[0]?.updated === 1;
+    const changed = new Set(rows.map((row) => row.id));
+    return { kept: attempts.map((a) => changed.has(a.claim.id)), unblocked: rows.some((row) => row.unblocks) };
   }
 
-  /** An attempt abandoned at shutdown: claimable again at once (by a restart or another instance), nothing logged. */
-  async releaseLease(claim: ClaimedDelivery): Promise<void> {
-    await this.pool.query("UPDATE webhook_deliveries SET lease_until = NULL WHERE id = $1 AND lease_until = $2", [
-      claim.id,
-      claim.leaseUntil,
-    ]);
+  /**
+   * Attempts abandoned (at shutdown, or claimed ahead and not started in time): claimable again at once (by a
+   * restart or another instance), nothing logged.
+   */
+  async releaseLeases(claims: readonly ClaimedDelivery[]): Promise<void> {
+    if (claims.length === 0) return;
+    await this.pool.query(
+      `UPDATE webhook_deliveries d SET lease_until = NULL
+       FROM unnest($1::uuid[], $2::timestamptz[]) AS r(id, lease_until)
+       WHERE d.id = r.id AND d.lease_until = r.lease_until`,
+      [claims.map((claim) => claim.id), claims.map((claim) => claim.leaseUntil)],
+    );
   }
 
   async list(scope: MerchantScope, filter: DeliveryFilter, limit: number, after: OrderCursor | null): Promise<DeliveryRecord[]> {

@@ -27,7 +27,7 @@ type CancelOrderPayload = ResolversTypes["CancelOrderPayload"];
 import type { GraphQLContext } from "../context.ts";
 import { asCaller as guard } from "./caller-guard.ts";
 import { toGraphQLError, toUserErrors, unauthenticatedError } from "../error-mapper.ts";
-import { toDomainStatus, toGraphQLOrder, type OrderConnectionSource } from "../order-mapper.ts";
+import { toCountPrecision, toDomainStatus, toGraphQLOrder, type OrderConnectionSource } from "../order-mapper.ts";
 
 /**
  * Queries and mutations on orders. Thin: each one checks the caller, shapes its arguments and calls
@@ -47,8 +47,11 @@ export function orderResolvers(services: AppServices) {
       guard(context, async (caller) => {
         const { limit, cursor, domainFilter } = pageArguments(first, after, filter);
         const page = await orderService.list(caller, domainFilter, { limit, cursor });
+        // An edge's cursor is computed only when selected (a getter: the default resolver reads it as a field).
         const edges = page.orders.map((order) => ({
-          cursor: encodeCursor({ createdAt: new Date(order.createdAt), id: order.id }),
+          get cursor() {
+            return encodeCursor({ createdAt: new Date(order.createdAt), id: order.id });
+          },
           node: toGraphQLOrder(order),
         }));
         const connection: OrderConnectionSource = {
@@ -59,14 +62,16 @@ export function orderResolvers(services: AppServices) {
             startCursor: edges[0]?.cursor ?? null,
             endCursor: edges.at(-1)?.cursor ?? null,
           },
-          countAll: () => orderService.count(caller, domainFilter),
+          countAll: once(() => orderService.count(caller, domainFilter)),
         };
         return connection;
       }),
   };
 
   const OrderConnection: OrderConnectionResolvers = {
-    totalCount: (connection, _args, context) => guard(context, () => connection.countAll()),
+    totalCount: (connection, _args, context) => guard(context, async () => (await connection.countAll()).count),
+    totalCountPrecision: (connection, _args, context) =>
+      guard(context, async () => toCountPrecision((await connection.countAll()).precision)),
   };
 
   const Mutation: MutationResolvers = {
@@ -166,4 +171,10 @@ function withoutNulls<T>(value: T): T {
     ) as T;
   }
   return value;
+}
+
+/** `compute` run at most once, its promise shared by every caller (totalCount and totalCountPrecision, one query). */
+function once<T>(compute: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | null = null;
+  return () => (result ??= compute());
 }

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useCallback, useState } from "react";
 import { Link, useParams } from "react-router";
 import { useMutation, useQuery } from "urql";
 import { graphql } from "../../gql/index.ts";
@@ -60,6 +60,7 @@ export function OrderDetailPage() {
   const { t, dateTime, money, number } = useI18n();
   const viewer = useViewer();
   const [result, reexecute] = useQuery({ query: OrderDetailQuery, variables: { id }, requestPolicy: "cache-and-network" });
+  const refresh = useCallback(() => reexecute({ requestPolicy: "network-only" }), [reexecute]);
   const [cancelState, cancelOrder] = useMutation(CancelOrderMutation);
   const [confirming, setConfirming] = useState(false);
   const [cancelError, setCancelError] = useState<string | null>(null);
@@ -223,7 +224,7 @@ export function OrderDetailPage() {
         <DeliveryList
           deliveries={order.webhookDeliveries ?? []}
           empty={t("order.deliveriesEmpty")}
-          onRetried={() => reexecute({ requestPolicy: "network-only" })}
+          onRefresh={refresh}
         />
       </div>
 

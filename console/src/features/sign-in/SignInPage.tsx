@@ -44,7 +44,11 @@ export function SignInPage() {
             {t("language.switchTo")}
           </button>
         </div>
-        {params.get("next") ? <p className="muted">{t("signIn.expired")}</p> : null}
+        {params.get("next") ? (
+          <p className="muted" role="status" data-testid="session-ended">
+            {t("signIn.expired")}
+          </p>
+        ) : null}
         <label>
           {t("signIn.email")}
           <input

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { Link } from "react-router";
 import { useMutation } from "urql";
 import { graphql } from "../../gql/index.ts";
@@ -40,19 +40,38 @@ const RetryDeliveryMutation = graphql(`
   }
 `);
 
-/** Webhook deliveries with every attempt, and Redeliver (same webhook-id) for admins. */
+/**
+ * Webhook deliveries with every attempt, and Redeliver (same webhook-id) for admins. Attempts happen on the server
+ * after the page has read them (a redelivery goes out after its mutation answered), and no live event reports them:
+ * while a delivery is pending the list asks its page to read it again, after 1 s, then 2, 4 … up to every 30 s,
+ * starting over whenever a delivery changes.
+ */
 export function DeliveryList(props: {
   deliveries: DeliveryFieldsFragment[];
   empty: string;
   showOrder?: boolean;
   endpointUrl?(endpointId: string): string | undefined;
-  onRetried(): void;
+  /** Read the deliveries again (after a redelivery, and while some are pending). */
+  onRefresh(): void;
 }) {
   const { t, dateTime } = useI18n();
   const viewer = useViewer();
   const [retry, retryDelivery] = useMutation(RetryDeliveryMutation);
   const [retryingId, setRetryingId] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const { onRefresh } = props;
+  const pending = props.deliveries.some((delivery) => delivery.status === "PENDING");
+  const state = props.deliveries.map((delivery) => `${delivery.id}:${delivery.status}:${delivery.attempts.length}`).join();
+  const [reads, setReads] = useState({ state, count: 0 });
+  if (reads.state !== state) setReads({ state, count: 0 });
+  useEffect(() => {
+    if (!pending) return;
+    const timer = setTimeout(() => {
+      setReads((current) => ({ ...current, count: current.count + 1 }));
+      onRefresh();
+    }, Math.min(30_000, 1_000 * 2 ** reads.count));
+    return () => clearTimeout(timer);
+  }, [pending, reads, onRefresh]);
 
   if (props.deliveries.length === 0) return <p className="empty">{props.empty}</p>;
 
@@ -63,7 +82,7 @@ export function DeliveryList(props: {
     setRetryingId(null);
     const message = mutationErrorMessage(outcome.error, t) ?? outcome.data?.retryWebhookDelivery.userErrors.map((e) => e.message).join("; ");
     if (message) setError(message);
-    props.onRetried();
+    props.onRefresh();
   };
 
   return (

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useCallback, useState, type FormEvent } from "react";
 import { useMutation, useQuery } from "urql";
 import { graphql } from "../../gql/index.ts";
 import type { WebhookDeliveryStatus } from "../../gql/graphql.ts";
@@ -326,6 +326,7 @@ function DeliveryLog(props: { endpoints: { id: string; url: string }[] }) {
     variables: { after, filter: { status: status ? [status] : undefined, endpointId: endpointId || undefined } },
     requestPolicy: "cache-and-network",
   });
+  const refresh = useCallback(() => reexecute({ requestPolicy: "network-only" }), [reexecute]);
   const deliveries = result.data?.webhookDeliveries.edges.map((edge) => edge.node) ?? [];
   const pageInfo = result.data?.webhookDeliveries.pageInfo;
   const urlOf = (id: string) => props.endpoints.find((endpoint) => endpoint.id === id)?.url;
@@ -358,7 +359,7 @@ function DeliveryLog(props: { endpoints: { id: string; url: string }[] }) {
         </label>
       </div>
       <ErrorBanner error={result.error} />
-      <DeliveryList deliveries={deliveries} empty={t("webhooks.deliveriesEmpty")} showOrder endpointUrl={urlOf} onRetried={() => reexecute({ requestPolicy: "network-only" })} />
+      <DeliveryList deliveries={deliveries} empty={t("webhooks.deliveriesEmpty")} showOrder endpointUrl={urlOf} onRefresh={refresh} />
       <Pager
         page={cursors.length}
         hasPrevious={cursors.length > 1}

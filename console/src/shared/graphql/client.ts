@@ -32,11 +32,15 @@ export function createConsoleClient(options: { mode: Mode; language: string; onU
     connectionParams: { mode, language },
     lazy: true,
     retryAttempts: Number.POSITIVE_INFINITY,
-    // 4403 is also what an ended session gets: the next HTTP request finds out and sends the user to sign-in.
-    shouldRetry: () => true,
+    // 4403 is what a session that ended (expired, signed out elsewhere, revoked) gets, when connecting or at the
+    // server's periodic re-check: no retry, the console shows sign-in. Anything else (restarts, outages) retries.
+    shouldRetry: (event) => !isSessionEndedClose(event),
     on: {
       connected: () => setState("live"),
-      closed: () => setState(state === "connecting" ? "connecting" : "reconnecting"),
+      closed: (event) => {
+        if (isSessionEndedClose(event)) onUnauthenticated();
+        setState(state === "connecting" ? "connecting" : "reconnecting");
+      },
     },
   });
 
@@ -86,6 +90,11 @@ export function createConsoleClient(options: { mode: Mode; language: string; onU
       void socket.dispose();
     },
   };
+}
+
+/** graphql-ws's close code when the server refuses the connection's credentials (here: the session ended). */
+export function isSessionEndedClose(event: unknown): boolean {
+  return typeof event === "object" && event !== null && (event as { code?: unknown }).code === 4403;
 }
 
 /**

@@ -69,8 +69,27 @@ export function Layout() {
   );
 }
 
+const NAV = [
+  { to: "/orders", label: "nav.orders" },
+  { to: "/analytics", label: "nav.analytics" },
+  { to: "/keys", label: "nav.keys" },
+  { to: "/webhooks", label: "nav.webhooks" },
+  { to: "/settings", label: "nav.settings" },
+  { to: "/explorer", label: "nav.explorer" },
+] as const;
+
+/**
+ * The explorer's page is served with its own CSP (inline styles for its editor), which applies to the document the
+ * browser loaded: going to or leaving the explorer is a full page load, so every other page keeps the strict CSP.
+ */
+function crossesExplorer(from: string, to: string): boolean {
+  const isExplorer = (path: string) => path === "/explorer" || path.startsWith("/explorer/");
+  return isExplorer(from) !== isExplorer(to);
+}
+
 function Header(props: { merchantName: string; email: string; role: "ADMIN" | "VIEWER" }) {
   const { t, language, setLanguage } = useI18n();
+  const location = useLocation();
   const { mode, setMode, restart } = useConsole();
   const onSignOut = async () => {
     await signOut();
@@ -85,11 +104,11 @@ function Header(props: { merchantName: string; email: string; role: "ADMIN" | "V
         </span>
       </div>
       <nav className="nav" aria-label={t("nav.label")}>
-        <NavLink to="/orders">{t("nav.orders")}</NavLink>
-        <NavLink to="/analytics">{t("nav.analytics")}</NavLink>
-        <NavLink to="/keys">{t("nav.keys")}</NavLink>
-        <NavLink to="/webhooks">{t("nav.webhooks")}</NavLink>
-        <NavLink to="/settings">{t("nav.settings")}</NavLink>
+        {NAV.map(({ to, label }) => (
+          <NavLink key={to} to={to} reloadDocument={crossesExplorer(location.pathname, to)}>
+            {t(label)}
+          </NavLink>
+        ))}
       </nav>
       <div className="header-tools">
         <div className="mode-switch" role="group" aria-label={t("mode.label")}>

@@ -14,6 +14,8 @@ export interface ConsoleState {
   signedOut: boolean;
   /** After sign-in or sign-out: a fresh client (empty cache, new socket). */
   restart(authenticated: boolean): void;
+  /** The server said the session ended (401, or a socket closed 4403): show sign-in, then come back. */
+  endSession(): void;
   connection: ConsoleClient;
 }
 
@@ -30,8 +32,9 @@ export function ConsoleProvider({ children }: { children: ReactNode }) {
   const [signedOut, setSignedOut] = useState(false);
   const [epoch, setEpoch] = useState(0);
 
+  const endSession = useCallback(() => setAuthenticated(false), []);
   const connection = useMemo(
-    () => createConsoleClient({ mode, language, onUnauthenticated: () => setAuthenticated(false) }),
+    () => createConsoleClient({ mode, language, onUnauthenticated: endSession }),
     // epoch: sign-in and sign-out start over with a new client.
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [mode, language, epoch],
@@ -48,9 +51,14 @@ export function ConsoleProvider({ children }: { children: ReactNode }) {
     setEpoch((value) => value + 1);
   }, []);
 
+  // An ended session closes the live connection at once (the sign-in page subscribes to nothing; sign-in restarts).
+  useEffect(() => {
+    if (!authenticated) connection.dispose();
+  }, [authenticated, connection]);
+
   const value = useMemo(
-    () => ({ mode, setMode, authenticated, signedOut, restart, connection }),
-    [mode, setMode, authenticated, signedOut, restart, connection],
+    () => ({ mode, setMode, authenticated, signedOut, restart, endSession, connection }),
+    [mode, setMode, authenticated, signedOut, restart, endSession, connection],
   );
   return (
     <ConsoleContext.Provider value={value}>
