@@ -114,7 +114,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const providers = { forMode: (mode: "live" | "test") => (mode === "test" ? simulatorProvider : liveProvider) };
   const orderTasks = new OrderTaskRepository(database.pool);
   const orderService = new OrderService(
-    new OrderRepository(database.prisma, database.pool),
+    new OrderRepository(database.prisma, database.pool, database.prepareStatements),
     providers,
     bus,
     logger,

@@ -14,6 +14,12 @@ export interface Database {
   /** The PostgreSQL URL in use (for embedded databases, the socket URL). */
   readonly url: string;
   readonly embedded: boolean;
+  /**
+   * Whether hot statements may be prepared by name on each pooled connection (see prepared-statement.ts). Not on
+   * PGlite, embedded or reached over its socket: all its connections share one session, where a name prepared
+   * by one connection already exists for the next.
+   */
+  readonly prepareStatements: boolean;
   close(): Promise<void>;
 }
 
@@ -54,11 +60,14 @@ export async function openDatabase(target: DatabaseTarget, options: OpenDatabase
     pool.on("error", () => undefined);
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
     await prisma.$connect();
+    const { rows } = await pool.query<{ version: string }>("SELECT version() AS version");
+    const sharedSession = embedded !== null || /\bPGlite\b/.test(rows[0]?.version ?? "");
     return {
       prisma,
       pool,
       url,
       embedded: embedded !== null,
+      prepareStatements: !sharedSession,
       async close() {
         await prisma.$disconnect();
         await pool.end();

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client.ts";
 import { newId } from "../ids.ts";
+import { preparedStatement } from "../../db/prepared-statement.ts";
 import { EMPTY_POLICY, type ConfirmationPolicy, type PlannedTask } from "../confirmation/confirmation-policy.ts";
 import type { Decision, DeliveryStatus, OrderEventName, OrderState, StateChange } from "./order-state.ts";
 import { decideDeliveryStatus } from "./order-state.ts";
@@ -132,6 +133,11 @@ const FIND_VISIBLE_SQL = `
   FROM orders o
   WHERE o.id = $1::uuid AND o.merchant_id = $2::uuid AND o.mode = $3::"KeyMode" AND o.send_state <> 'sending'`;
 
+// The create path's two statements and the read by id run on every request: prepared once per connection.
+const insertSending = preparedStatement("orders_insert_sending", INSERT_SENDING_SQL);
+const markAccepted = preparedStatement("orders_mark_accepted", MARK_ACCEPTED_SQL);
+const findVisible = preparedStatement("orders_find_visible", FIND_VISIBLE_SQL);
+
 // Interactive transactions queue behind each other on the embedded engine; give waiters room.
 const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 } as const;
 
@@ -141,6 +147,8 @@ export class OrderRepository {
     private readonly prisma: PrismaClient,
     /** Plain `pg` for the hot read; every write goes through Prisma. */
     private readonly pool: pg.Pool,
+    /** Run the hottest statements as named prepared statements (Database.prepareStatements). */
+    private readonly prepare = false,
   ) {}
 
   /**
@@ -157,14 +165,14 @@ export class OrderRepository {
     const order = draftView(input, now);
     const items = order.items;
     try {
-      const { rows } = await this.pool.query<PolicyRow>(INSERT_SENDING_SQL, [
+      const { rows } = await this.pool.query<PolicyRow>(insertSending([
         order.id, scope.merchantId, scope.mode, order.externalOrderId, order.customerName, order.customerPhone,
         order.customerAddress, String(order.subtotal), String(order.shippingCost), String(order.totalCost),
         order.currency, input.note || null, language, now,
         items.map((item) => item.id), items.map((_, position) => position), items.map((item) => item.productName),
         items.map((item) => item.variantName), items.map((item) => String(item.quantity)),
         items.map((item) => String(item.unitPrice)), items.map((item) => String(item.totalPrice)),
-      ]);
+      ], this.prepare));
       return { inserted: order, policy: rows[0] ? policyOfRow(rows[0]) : EMPTY_POLICY };
     } catch (error) {
       if ((error as { code?: string; constraint?: string }).code === "23505") {
@@ -219,11 +227,11 @@ export class OrderRepository {
       { kind: "created", source: "merchant", detail: { via } },
       { kind: "message_sent", source: "provider", detail: { providerMessageId } },
     ]);
-    const { rows } = await this.pool.query<{ merchant_id: string; mode: MerchantScope["mode"] }>(MARK_ACCEPTED_SQL, [
+    const { rows } = await this.pool.query<{ merchant_id: string; mode: MerchantScope["mode"] }>(markAccepted([
       order.id, providerMessageId, now, eventId, JSON.stringify(envelope), ...steps,
       schedule.map(() => newId()), schedule.map((task) => task.kind), schedule.map((task) => task.position),
       schedule.map((task) => task.dueAt),
-    ]);
+    ], this.prepare));
     if (rows.length === 0) return null;
     const { merchant_id: merchantId, mode } = rows[0];
     return { order, event: { id: eventId, merchantId, mode, orderId: order.id, envelope } };
@@ -267,7 +275,7 @@ export class OrderRepository {
    * on plain `pg`, instead of Prisma's two queries and query compilation (see bench/rest.ts).
    */
   async findVisible(scope: MerchantScope, id: string): Promise<OrderView | null> {
-    const { rows } = await this.pool.query<{ order: OrderView }>(FIND_VISIBLE_SQL, [id, scope.merchantId, scope.mode]);
+    const { rows } = await this.pool.query<{ order: OrderView }>(findVisible([id, scope.merchantId, scope.mode], this.prepare));
     return rows[0]?.order ?? null;
   }
 
