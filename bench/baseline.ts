@@ -23,6 +23,11 @@ export interface BaselineOptions {
   poolSize: number;
   merchantId: string;
   mode: "live" | "test";
+  /**
+   * Run its two statements as named prepared statements, as the service does on PostgreSQL (BENCH_BASELINE_PREPARED=1).
+   * Off by default: the baseline the issues' goals were set against plans every statement.
+   */
+  prepared?: boolean;
 }
 
 export interface Baseline {
@@ -75,8 +80,12 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
   const app = Fastify({ logger: false });
   const inFlight = trackInFlight(app);
 
+  const statement = (name: string, text: string, values: unknown[]) => (options.prepared ? { name, text, values } : { text, values });
+
   app.get<{ Params: { id: string } }>("/api/v1/orders/:id", async (request, reply) => {
-    const { rows } = await pool.query<{ order: unknown }>(GET_SQL, [request.params.id, options.merchantId, options.mode]);
+    const { rows } = await pool.query<{ order: unknown }>(
+      statement("baseline_get", GET_SQL, [request.params.id, options.merchantId, options.mode]),
+    );
     if (rows.length === 0) return reply.code(404).send({ success: false, message: "Order not found", error: "NOT_FOUND" });
     return rows[0].order;
   });
@@ -111,7 +120,7 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     };
-    await pool.query(POST_SQL, [
+    await pool.query(statement("baseline_post", POST_SQL, [
       order.id, options.merchantId, options.mode, order.externalOrderId, order.customerName, order.customerPhone,
       order.customerAddress, String(order.subtotal), String(order.shippingCost), String(order.totalCost),
       order.currency, body.note ?? null, `wamid.BASE${randomBytes(18).toString("base64url")}`, now,
@@ -119,7 +128,7 @@ export async function startBaseline(options: BaselineOptions): Promise<Baseline>
       items.map((item) => item.variantName), items.map((item) => String(item.quantity)),
       items.map((item) => String(item.unitPrice)), items.map((item) => String(item.totalPrice)),
       newId(), JSON.stringify({ event: "order.created", timestamp: order.createdAt, data: order }),
-    ]);
+    ]));
     return reply.code(201).send(order);
   });
 

@@ -49,6 +49,8 @@ const settings = {
   scenarios: listEnv<Scenario>("BENCH_SCENARIOS", ["get", "post"]),
   /** Also write every run and the summary as JSON here. */
   jsonFile: process.env.BENCH_JSON || null,
+  /** The baseline also prepares its statements (PostgreSQL only: PGlite's connections share one session). */
+  baselinePrepared: process.env.BENCH_BASELINE_PREPARED === "1",
   /** Write a CPU profile of the servers' thread for every measured run into this directory. */
   profileDir: process.env.BENCH_CPU_PROFILE || null,
 };
@@ -78,6 +80,7 @@ async function startServers(db: ProvisionedDatabase): Promise<Servers> {
     poolSize: database.pool.options.max ?? POOL_SIZE[db.kind],
     merchantId: merchant.id,
     mode: MERCHANT_MODE,
+    prepared: settings.baselinePrepared && db.kind === "postgres",
   });
   cleanups.push(() => baseline.close());
   return { service: { url, app, database, inFlight }, baseline, apiKey: keys.test, ids };
