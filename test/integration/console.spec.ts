@@ -1,3 +1,4 @@
+import type { Duplex } from "node:stream";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestServer, type TestMerchant, type TestServer } from "../support/server.ts";
@@ -117,6 +118,31 @@ describe("the merchant console in Chromium", () => {
     expect(await row.getAttribute("class")).toContain("flash");
     expect(await page.locator("tbody tr").count()).toBe(1);
     expect(admin.errors).toEqual([]);
+  });
+
+  it("reads the table again when the live socket comes back, so an order created while it was down shows", async () => {
+    const upgraded: Duplex[] = [];
+    const onUpgrade = (_request: unknown, socket: Duplex) => upgraded.push(socket);
+    server.app.http.server.on("upgrade", onUpgrade);
+    const session = await ConsoleSession.open(browser, server.baseUrl);
+    try {
+      await session.goto("/sign-in");
+      await session.signIn(ADMIN.email, ADMIN.password);
+      const liveState = (state: string) => session.page.locator(`[data-testid="live-state"][data-state="${state}"]`);
+      await liveState("live").waitFor();
+      expect(upgraded.length).toBeGreaterThan(0);
+      // The network drops the socket (no close frame): the console shows it is reconnecting.
+      for (const socket of upgraded) socket.destroy();
+      await liveState("reconnecting").waitFor();
+      const created = await place({ externalOrderId: "WHILE-DOWN", customerName: "Missed Event" });
+      // graphql-ws waits a second or more before it reconnects; then the page reads its orders again.
+      await liveState("live").waitFor({ timeout: 20_000 });
+      await session.rowFor(created.externalOrderId).waitFor();
+      expect(session.errors).toEqual([]);
+    } finally {
+      server.app.http.server.off("upgrade", onUpgrade);
+      await session.close();
+    }
   });
 
   it("keeps filters in the URL and pages with Next / Previous", async () => {

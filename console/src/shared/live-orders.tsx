@@ -65,3 +65,22 @@ export function useOrderEvents(listener: Listener): SocketState {
   useEffect(() => subscribe((event) => latest.current(event)), [subscribe]);
   return context.socketState;
 }
+
+/**
+ * Calls `onReconnect` each time the websocket is live again after a drop: events sent meanwhile were missed, so a
+ * page showing live data reads it again. Not on the first connection (the page's own query is fresh then).
+ */
+export function useOnReconnect(onReconnect: () => void): void {
+  const context = useContext(LiveOrdersContext);
+  if (!context) throw new Error("useOnReconnect outside LiveOrdersProvider");
+  const latest = useRef(onReconnect);
+  latest.current = onReconnect;
+  const dropped = useRef(false);
+  useEffect(() => {
+    if (context.socketState === "reconnecting") dropped.current = true;
+    else if (context.socketState === "live" && dropped.current) {
+      dropped.current = false;
+      latest.current();
+    }
+  }, [context.socketState]);
+}

@@ -4,7 +4,7 @@ import { useMutation, useQuery } from "urql";
 import { graphql } from "../../gql/index.ts";
 import type { MessageKey } from "../../shared/i18n/messages.ts";
 import { useI18n } from "../../shared/i18n/i18n.tsx";
-import { useOrderEvents } from "../../shared/live-orders.tsx";
+import { useOnReconnect, useOrderEvents } from "../../shared/live-orders.tsx";
 import { useViewer } from "../../shared/session/viewer.tsx";
 import { ConfirmDialog } from "../../shared/ui/Dialog.tsx";
 import { ErrorBanner, mutationErrorMessage } from "../../shared/ui/errors.tsx";
@@ -69,6 +69,8 @@ export function OrderDetailPage() {
   useOrderEvents((event) => {
     if (event.order.id === id) reexecute({ requestPolicy: "network-only" });
   });
+
+  useOnReconnect(refresh);
 
   const order = result.data?.order;
   if (result.data && !order) {

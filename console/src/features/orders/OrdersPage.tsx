@@ -4,7 +4,7 @@ import { useQuery } from "urql";
 import { graphql } from "../../gql/index.ts";
 import type { OrderRowFieldsFragment, OrderStatus } from "../../gql/graphql.ts";
 import { useI18n } from "../../shared/i18n/i18n.tsx";
-import { useOrderEvents } from "../../shared/live-orders.tsx";
+import { useOnReconnect, useOrderEvents } from "../../shared/live-orders.tsx";
 import { ErrorBanner } from "../../shared/ui/errors.tsx";
 import { Pager } from "../../shared/ui/Pager.tsx";
 import { StatusBadge } from "../../shared/ui/StatusBadge.tsx";
@@ -61,7 +61,7 @@ export function OrdersPage() {
   const filter = useMemo(() => toFilter(params), [search.toString()]); // eslint-disable-line react-hooks/exhaustive-deps
   const previous = (location.state as PagingState | null)?.previous ?? [];
 
-  const [result] = useQuery({
+  const [result, reexecute] = useQuery({
     query: OrdersQuery,
     variables: {
       first: PAGE_SIZE,
@@ -84,6 +84,9 @@ export function OrdersPage() {
   const socketState = useOrderEvents((event) =>
     setState((current) => applyOrderEvent(current, event.order, { firstPage: !params.after, filter })),
   );
+
+  // Orders created or changed while the socket was down sent events nobody received: read the page again.
+  useOnReconnect(() => reexecute({ requestPolicy: "network-only" }));
 
   const go = (next: OrdersQueryParams, paging: PagingState) => navigate({ search: `?${writeOrdersParams(next)}` }, { state: paging });
   const onFilter = (next: OrdersQueryParams) => go({ ...next, after: null }, {});
