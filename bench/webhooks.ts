@@ -164,7 +164,7 @@ async function startService(db: ProvisionedDatabase, receiverUrl: string, endpoi
     const endpoint = await app.services.webhookEndpoints.create(scope, { url: `${receiverUrl}/hook/${endpoints}-${i}` });
     endpointUrls.push(endpoint.url);
   }
-  const repository = new WebhookDeliveryRepository(database.prisma, database.pool);
+  const repository = new WebhookDeliveryRepository(database.prisma, database.pool, database.prepareStatements);
   return {
     app,
     config,

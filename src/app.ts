@@ -120,7 +120,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     logger,
     { createOutcome: (mode, outcome) => metrics.ordersCreated.labels(mode, outcome).inc() },
   );
-  const webhookDeliveryRepository = new WebhookDeliveryRepository(database.prisma, database.pool);
+  const webhookDeliveryRepository = new WebhookDeliveryRepository(database.prisma, database.pool, database.prepareStatements);
   registerWebhookQueueGauges(metrics, () => webhookDeliveryRepository.queueStats());
   const webhookDispatcher = new WebhookDispatcher(
     { deliveries: webhookDeliveryRepository, bus, logger, metrics },

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { preparedStatement } from "../../db/prepared-statement.ts";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client.ts";
 import { newId } from "../ids.ts";
 import type { OrderCursor } from "../orders/order-cursor.ts";
@@ -90,16 +91,20 @@ const ASYNC_COMMIT_CTE = `async_commit AS (SELECT set_config('synchronous_commit
  */
 const FAN_OUT_SQL = `
   WITH ${ASYNC_COMMIT_CTE}, claimed AS (
-    SELECT e.id, e.merchant_id, e.order_id, e.type, e.sequence, o.mode
-    FROM order_events e
-    JOIN orders o ON o.id = e.order_id
-    WHERE e.dispatched_at IS NULL
-      AND NOT EXISTS (
-        SELECT 1 FROM order_events earlier
-        WHERE earlier.order_id = e.order_id AND earlier.dispatched_at IS NULL AND earlier.sequence < e.sequence)
-    ORDER BY e.sequence
-    LIMIT $1
-    FOR UPDATE OF e SKIP LOCKED
+    -- The order's mode by a primary-key probe per event (as a join, stale statistics made it a hash of all orders).
+    SELECT e.id, e.merchant_id, e.order_id, e.type, e.sequence, (SELECT o.mode FROM orders o WHERE o.id = e.order_id) AS mode
+    FROM (
+      -- The oldest undispatched events, read in order from the partial index and locked, before any join: a queue
+      -- scan that stops at the limit (joined first, the planner sorted every undispatched event).
+      SELECT id, merchant_id, order_id, type, sequence FROM order_events
+      WHERE dispatched_at IS NULL
+      ORDER BY sequence
+      LIMIT $1
+      FOR UPDATE SKIP LOCKED
+    ) e
+    WHERE NOT EXISTS (
+      SELECT 1 FROM order_events earlier
+      WHERE earlier.order_id = e.order_id AND earlier.dispatched_at IS NULL AND earlier.sequence < e.sequence)
   ), marked AS (
     UPDATE order_events SET dispatched_at = now() FROM claimed WHERE order_events.id = claimed.id
     RETURNING order_events.id
@@ -246,10 +251,16 @@ interface ClaimedDeliveryRow {
   lease_until: Date;
 }
 
+// Run on every dispatcher pass (their planning took 0.45 and 0.66 ms a call): prepared once per connection.
+const fanOut = preparedStatement("webhooks_fan_out", FAN_OUT_SQL);
+const claimDue = preparedStatement("webhooks_claim_due", CLAIM_DUE_SQL);
+
 export class WebhookDeliveryRepository {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly pool: pg.Pool,
+    /** Run the dispatcher's fan-out and claim as named prepared statements (Database.prepareStatements). */
+    private readonly prepare = false,
   ) {}
 
   /**
@@ -258,10 +269,7 @@ export class WebhookDeliveryRepository {
    * took (0: nothing left that it may take), and whether it held back a later event of an order it took.
    */
   async fanOut(limit: number, maxAttempts: number): Promise<{ events: number; deliveries: number; heldBack: boolean }> {
-    const { rows } = await this.pool.query<{ events: number; deliveries: number; held_back: boolean }>(FAN_OUT_SQL, [
-      limit,
-      maxAttempts,
-    ]);
+    const { rows } = await this.pool.query<{ events: number; deliveries: number; held_back: boolean }>(fanOut([limit, maxAttempts], this.prepare));
     return { events: rows[0].events, deliveries: rows[0].deliveries, heldBack: rows[0].held_back };
   }
 
@@ -271,13 +279,13 @@ export class WebhookDeliveryRepository {
    */
   async claimDue(limit: number, perEndpoint: number, inFlight: ReadonlyMap<string, number>, leaseMs: number): Promise<ClaimedDelivery[]> {
     const busy = [...inFlight].filter(([, count]) => count > 0);
-    const { rows } = await this.pool.query<ClaimedDeliveryRow>(CLAIM_DUE_SQL, [
+    const { rows } = await this.pool.query<ClaimedDeliveryRow>(claimDue([
       busy.map(([endpointId]) => endpointId),
       busy.map(([, count]) => count),
       perEndpoint,
       limit,
       leaseMs,
-    ]);
+    ], this.prepare));
     return rows.map((row) => ({
       id: row.id,
       eventId: row.event_id,
