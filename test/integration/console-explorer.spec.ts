@@ -209,6 +209,10 @@ describe("the explorer in Chromium", () => {
     await expect.poll(() => explorer.response()).toContain("FORBIDDEN");
     const overflow = await session.page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
+    // At 1280 px the navigation keeps one line in Arabic, beside a viewer's long e-mail and role (cut with an ellipsis).
+    const navTops = await session.nav(/./).evaluateAll((links: any[]) => links.map((link) => Math.round(link.getBoundingClientRect().top)));
+    expect(navTops.length).toBe(6);
+    expect(new Set(navTops).size).toBe(1);
     const refused = answers.at(-1);
     expect(refused.status).toBe(403);
     expect(refused.body.data ?? null).toBeNull();

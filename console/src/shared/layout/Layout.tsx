@@ -98,9 +98,10 @@ function Header(props: { merchantName: string; email: string; role: "ADMIN" | "V
   return (
     <header className="header">
       <div className="brand">
-        <strong>{props.merchantName}</strong>
-        <span className="muted" data-testid="signed-in-as">
-          {props.email} · {t(`role.${props.role}`)}
+        <strong title={props.merchantName}>{props.merchantName}</strong>
+        {/* The role first: a long e-mail is what the ellipsis cuts, never "read only". */}
+        <span className="muted" data-testid="signed-in-as" title={`${t(`role.${props.role}`)} · ${props.email}`}>
+          {t(`role.${props.role}`)} · <bdi>{props.email}</bdi>
         </span>
       </div>
       <nav className="nav" aria-label={t("nav.label")}>
