@@ -1,5 +1,5 @@
 import { Prisma } from "../../generated/prisma/client.ts";
-import { filterConditions } from "./order-list.ts";
+import { filterConditions } from "./order-filter-sql.ts";
 import type { MerchantScope } from "./order.repository.ts";
 import type { OrderFilter } from "./order.schemas.ts";
 

@@ -1,5 +1,6 @@
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { OrderCursor } from "./order-cursor.ts";
+import { filterConditions } from "./order-filter-sql.ts";
 import { searchConditions } from "./order-search.ts";
 import { ORDER_VIEW_JSON } from "./order-sql.ts";
 import type { MerchantScope } from "./order.repository.ts";
@@ -23,19 +24,4 @@ export function listPageSql(scope: MerchantScope, filter: OrderFilter, limit: nu
     FROM (SELECT * FROM orders o WHERE ${Prisma.join(conditions, " AND ")}
           ORDER BY o.created_at DESC, o.id DESC LIMIT ${limit}) o
     ORDER BY o.created_at DESC, o.id DESC`;
-}
-
-/** The list's conditions without search or cursor: the caller's visible orders matching `filter` (also counted). */
-export function filterConditions(scope: MerchantScope, filter: OrderFilter): Prisma.Sql[] {
-  const conditions = [
-    Prisma.sql`o.merchant_id = ${scope.merchantId}::uuid`,
-    Prisma.sql`o.mode = ${scope.mode}::"KeyMode"`,
-    Prisma.sql`o.send_state <> 'sending'`,
-  ];
-  if (filter.statuses?.length) conditions.push(Prisma.sql`o.status = ANY(${filter.statuses}::"OrderStatus"[])`);
-  if (filter.externalOrderId) conditions.push(Prisma.sql`o.external_order_id = ${filter.externalOrderId}`);
-  if (filter.customerPhone) conditions.push(Prisma.sql`o.customer_phone = ${filter.customerPhone}`);
-  if (filter.createdFrom) conditions.push(Prisma.sql`o.created_at >= ${filter.createdFrom}::timestamptz`);
-  if (filter.createdTo) conditions.push(Prisma.sql`o.created_at < ${filter.createdTo}::timestamptz`);
-  return conditions;
 }

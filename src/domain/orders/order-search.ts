@@ -1,4 +1,5 @@
 import { Prisma } from "../../generated/prisma/client.ts";
+import { filterConditions } from "./order-filter-sql.ts";
 import type { MerchantScope } from "./order.repository.ts";
 import type { OrderFilter } from "./order.schemas.ts";
 
@@ -20,19 +21,11 @@ export function searchConditions(scope: MerchantScope, filter: OrderFilter & { s
   const pattern = likePrefix(filter.search);
   // Phones are stored without "+": "+9665" finds 9665…
   const phone = filter.search.startsWith("+") && filter.search.length > 1 ? likePrefix(filter.search.slice(1)) : pattern;
-  const conditions = [
-    Prisma.sql`o.merchant_id = ${scope.merchantId}::uuid`,
-    Prisma.sql`o.mode = ${scope.mode}::"KeyMode"`,
-    Prisma.sql`o.send_state <> 'sending'`,
+  return [
+    ...filterConditions(scope, filter),
     Prisma.sql`(o.external_order_id LIKE ${pattern} OR o.customer_phone LIKE ${phone}
       OR lower(o.customer_name) LIKE lower(${pattern}))`,
   ];
-  if (filter.statuses?.length) conditions.push(Prisma.sql`o.status = ANY(${filter.statuses}::"OrderStatus"[])`);
-  if (filter.externalOrderId) conditions.push(Prisma.sql`o.external_order_id = ${filter.externalOrderId}`);
-  if (filter.customerPhone) conditions.push(Prisma.sql`o.customer_phone = ${filter.customerPhone}`);
-  if (filter.createdFrom) conditions.push(Prisma.sql`o.created_at >= ${filter.createdFrom}::timestamptz`);
-  if (filter.createdTo) conditions.push(Prisma.sql`o.created_at < ${filter.createdTo}::timestamptz`);
-  return conditions;
 }
 
 /** The orders the search matches in all pages, as `SELECT 1 …` (order-count.ts counts them up to its cap). */
