@@ -257,3 +257,12 @@ export async function graphql(baseUrl: string, key: string, query: string, varia
   if (response.status !== 200 || body.errors) throw new Error(`graphql: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
   return body.data;
 }
+
+/** A Markdown table, columns padded to their widest cell; `numeric` columns right-aligned (`---:`). */
+export function markdownTable(header: string[], rows: string[][], numeric: ReadonlySet<number>): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
+  const line = (values: string[]) =>
+    `| ${values.map((cell, column) => (numeric.has(column) ? cell.padStart(widths[column]) : cell.padEnd(widths[column]))).join(" | ")} |`;
+  const separator = `|${widths.map((width, column) => (numeric.has(column) ? `${"-".repeat(width + 1)}:` : "-".repeat(width + 2))).join("|")}|`;
+  return [line(header), separator, ...rows.map(line)].join("\n");
+}

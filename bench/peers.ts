@@ -32,6 +32,7 @@ import {
   startBenchService,
   type BenchService,
   type ProvisionedDatabase,
+  markdownTable,
 } from "./harness.ts";
 import type { LoadResult } from "./load-worker.ts";
 import { answerMatches, PAGE_SIZE, QUERIES, type PeerScenario, type PeerTarget } from "./peers-request.ts";
@@ -313,12 +314,7 @@ function table(rows: Row[]): string {
     row.rpsRatio === undefined ? "" : `${fmt(row.rpsRatio)}×`,
     row.p99Ratio === undefined ? "" : `${fmt(row.p99Ratio)}×`,
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column].length)));
-  const numeric = new Set([2, 3, 4, 5, 6, 7]);
-  const line = (values: string[]) =>
-    `| ${values.map((cell, column) => (numeric.has(column) ? cell.padStart(widths[column]) : cell.padEnd(widths[column]))).join(" | ")} |`;
-  const separator = `|${widths.map((width, column) => (numeric.has(column) ? `${"-".repeat(width + 1)}:` : "-".repeat(width + 2))).join("|")}|`;
-  return [line(header), separator, ...cells.map(line)].join("\n");
+  return markdownTable(header, cells, new Set([2, 3, 4, 5, 6, 7]));
 }
 
 // ------------------------------------------------------------------------------------------------- main

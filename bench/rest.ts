@@ -28,6 +28,7 @@ import {
   startBenchService,
   type DatabaseKind,
   type ProvisionedDatabase,
+  markdownTable,
 } from "./harness.ts";
 import type { LoadResult, LoadSpec, Scenario } from "./load-worker.ts";
 
@@ -200,12 +201,7 @@ function table(summaries: Summary[]): string {
       }
     }
   }
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
-  const numeric = new Set([3, 4, 5, 6, 7, 8]);
-  const line = (cells: string[]) =>
-    `| ${cells.map((cell, column) => (numeric.has(column) ? cell.padStart(widths[column]) : cell.padEnd(widths[column]))).join(" | ")} |`;
-  const separator = `|${widths.map((width, column) => (numeric.has(column) ? `${"-".repeat(width + 1)}:` : "-".repeat(width + 2))).join("|")}|`;
-  return [line(header), separator, ...rows.map(line)].join("\n");
+  return markdownTable(header, rows, new Set([3, 4, 5, 6, 7, 8]));
 }
 
 // -------------------------------------------------------------------------------------------------- main
