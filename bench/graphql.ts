@@ -30,6 +30,7 @@ import {
   markdownTable,
 } from "./harness.ts";
 import type { LoadResult, LoadScenario } from "./load-worker.ts";
+import { cpuPerRequest, cpuSnapshot, formatCpu, type CpuPerRequest } from "./cpu-cost.ts";
 import { profiled } from "./cpu-profile.ts";
 
 const settings = {
@@ -69,6 +70,9 @@ interface Row {
   /** Against the section's reference target (REST for "order(id) vs REST"). */
   rpsRatio?: number;
   p99Ratio?: number;
+  /** CPU time per answered request, median over runs (cpu-cost.ts); null off Linux. */
+  cpu: CpuPerRequest | null;
+  cpuRatio?: number;
 }
 
 // ------------------------------------------------------------------------------- order(id) vs REST
@@ -82,7 +86,9 @@ async function orderByIdVsRest(worker: LoadWorker, db: ProvisionedDatabase, serv
     { name: "REST GET /api/v1/orders/{id}", scenario: "get" },
     { name: "GraphQL order(id)", scenario: "graphql-order" },
   ];
-  const results = new Map<string, { runs: LoadResult[]; stuck: number }>(targets.map((t) => [t.name, { runs: [], stuck: 0 }]));
+  const results = new Map<string, { runs: LoadResult[]; cpu: CpuPerRequest[]; stuck: number }>(
+    targets.map((t) => [t.name, { runs: [], cpu: [], stuck: 0 }]),
+  );
   for (let round = 1; round <= settings.rounds; round++) {
     const order = round % 2 === 1 ? targets : [...targets].reverse();
     for (const target of order) {
@@ -104,18 +110,21 @@ async function orderByIdVsRest(worker: LoadWorker, db: ProvisionedDatabase, serv
       const profile = settings.profileDir
         ? path.join(settings.profileDir, `${db.kind}-${target.scenario}-r${round}.cpuprofile`)
         : null;
+      const before = cpuSnapshot();
       const result = await profiled(profile, () => worker.run(spec(settings.duration)));
+      const cpu = cpuPerRequest(before, cpuSnapshot(), result.ok);
       entry.stuck += await drain(target.name, service.inFlight);
       entry.runs.push(result);
+      if (cpu) entry.cpu.push(cpu);
       const problems = result.non2xx + result.errors + result.mismatches;
       log(
-        `  round ${round} ${target.name.padEnd(30)} ${fmt(result.rps, 0).padStart(6)} req/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms` +
+        `  round ${round} ${target.name.padEnd(30)} ${fmt(result.rps, 0).padStart(6)} req/s  p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms  CPU/request: ${formatCpu(cpu)}` +
           (problems ? `  !! non-2xx ${result.non2xx} ${JSON.stringify(result.statusCodes)}, errors ${result.errors}, mismatches ${result.mismatches}` : ""),
       );
     }
   }
   const rows = targets.map(({ name }): Row => {
-    const { runs, stuck } = results.get(name)!;
+    const { runs, cpu, stuck } = results.get(name)!;
     return {
       section: "order(id) vs REST",
       database: db.kind,
@@ -124,18 +133,24 @@ async function orderByIdVsRest(worker: LoadWorker, db: ProvisionedDatabase, serv
       p50: median(runs.map((run) => run.p50)),
       p99: median(runs.map((run) => run.p99)),
       failed: runs.reduce((sum, run) => sum + run.non2xx + run.errors + run.mismatches, 0) + stuck,
+      cpu: cpu.length
+        ? { mainThreadUs: median(cpu.map((c) => c.mainThreadUs)), postgresUs: median(cpu.map((c) => c.postgresUs)) }
+        : null,
     };
   });
   const [rest, graphql] = rows;
   graphql.rpsRatio = graphql.rps / rest.rps;
   graphql.p99Ratio = graphql.p99 / rest.p99;
+  if (graphql.cpu && rest.cpu) graphql.cpuRatio = graphql.cpu.mainThreadUs / rest.cpu.mainThreadUs;
   return rows;
 }
 
 // ------------------------------------------------------------------------------------------------ table
 
 function table(rows: Row[]): string {
-  const header = ["section", "database", "target", "req/s", "p50 ms", "p99 ms", "failed", "req/s vs ref", "p99 vs ref"];
+  const header = [
+    "section", "database", "target", "req/s", "p50 ms", "p99 ms", "failed", "req/s vs ref", "p99 vs ref", "main thread µs/req", "main vs ref",
+  ];
   const cells = rows.map((row) => [
     row.section,
     row.database,
@@ -146,8 +161,10 @@ function table(rows: Row[]): string {
     String(row.failed),
     row.rpsRatio === undefined ? "" : `${fmt(row.rpsRatio)}×`,
     row.p99Ratio === undefined ? "" : `${fmt(row.p99Ratio)}×`,
+    row.cpu ? fmt(row.cpu.mainThreadUs, 0) : "n/a",
+    row.cpuRatio === undefined ? "" : `${fmt(row.cpuRatio)}×`,
   ]);
-  return markdownTable(header, cells, new Set([3, 4, 5, 6, 7, 8]));
+  return markdownTable(header, cells, new Set([3, 4, 5, 6, 7, 8, 9, 10]));
 }
 
 // ------------------------------------------------------------------------------------------------- main

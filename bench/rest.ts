@@ -14,6 +14,7 @@ import type { Database } from "../src/db/database.ts";
 import { drain, type InFlight } from "../src/http/in-flight.ts";
 import { startBaseline, type Baseline } from "./baseline.ts";
 import { profiled } from "./cpu-profile.ts";
+import { cpuPerRequest, cpuSnapshot, formatCpu, type CpuPerRequest } from "./cpu-cost.ts";
 import {
   cleanUp,
   cleanups,
@@ -97,6 +98,8 @@ interface Run {
   result: LoadResult;
   /** Handlers (of this run or its warm-up) still running 30 s after the load stopped. */
   stuck: number;
+  /** CPU time per answered request of the measured run (cpu-cost.ts); null off Linux. */
+  cpu: CpuPerRequest | null;
 }
 
 const fmt = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
@@ -124,16 +127,20 @@ async function measure(worker: LoadWorker, db: ProvisionedDatabase, servers: Ser
         if (warm.ok === 0) throw new Error(`${target} answered nothing during warm-up: ${JSON.stringify(warm.statusCodes)}`);
       }
       const profile = settings.profileDir ? path.join(settings.profileDir, `${db.kind}-${scenario}-${target}-r${round}.cpuprofile`) : null;
+      let cpu: CpuPerRequest | null = null;
       const result = await profiled(profile, async () => {
+        const before = cpuSnapshot();
         const measured = await worker.run(spec(settings.duration, "run"));
+        // Read before the drain: only the measured seconds count (the handlers still running are a few requests).
+        cpu = cpuPerRequest(before, cpuSnapshot(), measured.ok);
         stuck += await drain(target, inFlight);
         return measured;
       });
-      runs.push({ database: db.kind, scenario, target, round, result, stuck });
+      runs.push({ database: db.kind, scenario, target, round, result, stuck, cpu });
       const problems = result.non2xx + result.errors + result.mismatches + stuck;
       log(
         `  ${scenario.padEnd(4)} round ${round} ${target.padEnd(8)} ${fmt(result.rps, 0).padStart(6)} req/s  ` +
-          `p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms` +
+          `p50 ${fmt(result.p50)} ms  p99 ${fmt(result.p99)} ms  CPU/request: ${formatCpu(cpu)}` +
           (problems
             ? `  !! non-2xx ${result.non2xx} ${JSON.stringify(result.statusCodes)}, errors ${result.errors}, ` +
               `mismatches ${result.mismatches}, never finished ${stuck}`
@@ -152,6 +159,8 @@ interface Summary {
   p50: number;
   p99: number;
   problems: number;
+  /** Medians over the runs; null off Linux. */
+  cpu: CpuPerRequest | null;
 }
 
 const median = (values: number[]) => {
@@ -174,7 +183,45 @@ function summarise(runs: Run[]): Summary[] {
     p50: median(group.map((run) => run.result.p50)),
     p99: median(group.map((run) => run.result.p99)),
     problems: group.reduce((sum, run) => sum + run.result.non2xx + run.result.errors + run.result.mismatches + run.stuck, 0),
+    cpu: medianCpu(group.map((run) => run.cpu)),
   }));
+}
+
+function medianCpu(values: (CpuPerRequest | null)[]): CpuPerRequest | null {
+  const known = values.filter((value): value is CpuPerRequest => value !== null);
+  if (known.length === 0) return null;
+  return { mainThreadUs: median(known.map((c) => c.mainThreadUs)), postgresUs: median(known.map((c) => c.postgresUs)) };
+}
+
+/**
+ * CPU time per request (median over runs): the servers' thread and PostgreSQL's processes, and service ÷ baseline.
+ * Steadier than req/s on a shared machine, and it tells where a gap is.
+ */
+function cpuTable(summaries: Summary[]): string {
+  const header = ["scenario", "database", "server", "main thread µs/req", "postgres µs/req", "main vs base", "postgres vs base"];
+  const rows: string[][] = [];
+  const us = (value: number | undefined) => (value === undefined ? "n/a" : fmt(value, 0));
+  const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b ? `${fmt(a / b)}×` : "");
+  for (const scenario of settings.scenarios) {
+    for (const database of settings.databases) {
+      const base = summaries.find((s) => s.scenario === scenario && s.database === database && s.target === "baseline");
+      const service = summaries.find((s) => s.scenario === scenario && s.database === database && s.target === "service");
+      if (!base || !service) continue;
+      for (const entry of [base, service]) {
+        const isService = entry === service;
+        rows.push([
+          SCENARIO_LABEL[scenario],
+          database,
+          entry.target,
+          us(entry.cpu?.mainThreadUs),
+          database === "pglite" ? "–" : us(entry.cpu?.postgresUs),
+          isService ? ratio(service.cpu?.mainThreadUs, base.cpu?.mainThreadUs) : "",
+          isService && database !== "pglite" ? ratio(service.cpu?.postgresUs, base.cpu?.postgresUs) : "",
+        ]);
+      }
+    }
+  }
+  return markdownTable(header, rows, new Set([3, 4, 5, 6]));
 }
 
 function table(summaries: Summary[]): string {
@@ -248,6 +295,10 @@ async function main(): Promise<void> {
     ...Object.entries(labels).map(([kind, label]) => `  ${kind}: ${label}`),
     "",
     table(summaries),
+    "",
+    "CPU time per answered request, median of the runs (Linux /proc; on PGlite the database runs on the main thread):",
+    "",
+    cpuTable(summaries),
     "",
   ].join("\n");
   process.stdout.write(out);

@@ -41,8 +41,11 @@ const settings = {
     if (!Number.isInteger(count) || count < 1) throw new Error(`BENCH_ENDPOINTS=${process.env.BENCH_ENDPOINTS}: expected counts ≥ 1`);
     return count;
   }),
-  /** Orders created one after another, at this rate, for the latency scenario. */
-  latencyOrders: numberEnv("BENCH_LATENCY_ORDERS", 200),
+  /**
+   * Orders created one after another, at this rate, for the latency scenario. 500 (10 s at 50/s): with 200 the p99
+   * was the second-slowest sample, so one stall of the machine decided it.
+   */
+  latencyOrders: numberEnv("BENCH_LATENCY_ORDERS", 500),
   latencyRate: numberEnv("BENCH_LATENCY_RATE", 50),
   databases: listEnv<DatabaseKind>("BENCH_DATABASES", ["pglite", "postgres"]),
   /** Write a .cpuprofile of each drain by the service here (and print where its time went). */
@@ -264,9 +267,12 @@ async function latency(service: Service, receiver: Receiver, kind: DatabaseKind)
   dispatcher.start();
   const before = (await service.app.services.database.pool.query("SELECT count(*)::int AS n FROM order_events")).rows[0].n as number;
   const prefix = `L${Date.now()}`;
+  /** How long each create took (its statements, commits and the simulated send): tells a slow commit from a late delivery. */
+  const createMs: number[] = [];
   for (let i = 0; i < settings.latencyOrders; i++) {
     const tick = performance.now();
     await service.app.services.orderService.create(service.scope, createOrderInput.parse(benchOrderBody(`${prefix}-${i}`)), "en");
+    createMs.push(performance.now() - tick);
     const rest = gapMs - (performance.now() - tick);
     if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
   }
@@ -280,6 +286,8 @@ async function latency(service: Service, receiver: Receiver, kind: DatabaseKind)
   const serviceLatencies = rows.flatMap((row) =>
     service.endpointUrls.map((url) => receiver.arrivals.get(`${row.id} ${new URL(url).pathname}`)! - row.created.getTime()),
   );
+
+  logSlowest(serviceLatencies, (index) => createMs[Math.floor(index / service.endpointUrls.length)]);
 
   receiver.reset();
   const baseLatencies: number[] = [];
@@ -296,6 +304,16 @@ async function latency(service: Service, receiver: Receiver, kind: DatabaseKind)
     { scenario: label, database: kind, server: "baseline", perSecond: null, p50: percentile(baseLatencies, 50), p99: percentile(baseLatencies, 99) },
     { scenario: label, database: kind, server: "service", perSecond: null, p50: percentile(serviceLatencies, 50), p99: percentile(serviceLatencies, 99) },
   ];
+}
+
+/** The five slowest event → delivery samples, each with the time its order's create took (stderr). */
+function logSlowest(latencies: number[], createMsOf: (index: number) => number): void {
+  const slowest = latencies
+    .map((ms, index) => ({ ms, index }))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 5)
+    .map(({ ms, index }) => `${ms} ms (create ${createMsOf(index).toFixed(1)} ms)`);
+  log(`  slowest event → delivery: ${slowest.join(", ")}`);
 }
 
 // -------------------------------------------------------------------------------------------- report
