@@ -17,8 +17,11 @@ const TICKS_PER_SECOND = 100;
 export interface CpuSnapshot {
   /** utime + stime of this process's main thread, in ticks. */
   mainThread: number;
-  /** utime + stime of every process named `postgres` (the benchmark's database is the only busy one), in ticks. */
-  postgres: number;
+  /**
+   * utime + stime of every process named `postgres` (the benchmark's database is the only busy one), in ticks, by
+   * pid: a backend that ends during the run (a pool closing idle connections) must not take its past with it.
+   */
+  postgres: Map<string, number>;
 }
 
 export interface CpuPerRequest {
@@ -38,8 +41,8 @@ function ticksOf(statPath: string): number {
   }
 }
 
-function postgresTicks(): number {
-  let total = 0;
+function postgresTicks(): Map<string, number> {
+  const ticks = new Map<string, number>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     let name: string;
@@ -48,8 +51,15 @@ function postgresTicks(): number {
     } catch {
       continue;
     }
-    if (name === "postgres") total += ticksOf(`/proc/${entry}/stat`);
+    if (name === "postgres") ticks.set(entry, ticksOf(`/proc/${entry}/stat`));
   }
+  return ticks;
+}
+
+/** CPU ticks PostgreSQL spent between two snapshots: per process alive at the end (new ones from zero). */
+function postgresDelta(before: Map<string, number>, after: Map<string, number>): number {
+  let total = 0;
+  for (const [pid, ticks] of after) total += Math.max(0, ticks - (before.get(pid) ?? 0));
   return total;
 }
 
@@ -61,7 +71,7 @@ export function cpuSnapshot(): CpuSnapshot | null {
 export function cpuPerRequest(before: CpuSnapshot | null, after: CpuSnapshot | null, requests: number): CpuPerRequest | null {
   if (!before || !after || requests <= 0) return null;
   const us = (ticks: number) => (ticks * 1_000_000) / TICKS_PER_SECOND / requests;
-  return { mainThreadUs: us(after.mainThread - before.mainThread), postgresUs: us(after.postgres - before.postgres) };
+  return { mainThreadUs: us(after.mainThread - before.mainThread), postgresUs: us(postgresDelta(before.postgres, after.postgres)) };
 }
 
 /** "main 183 µs, postgres 641 µs" (per request), or "n/a". */
