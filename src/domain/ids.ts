@@ -7,14 +7,24 @@ import { v7 } from "uuid";
  */
 const RANDOM_POOL = new Uint8Array(4096);
 let randomOffset = RANDOM_POOL.length;
-function pooledRandom16(): Uint8Array {
-  if (randomOffset === RANDOM_POOL.length) {
+function pooledRandom(count: number): Uint8Array {
+  if (randomOffset + count > RANDOM_POOL.length) {
     getRandomValues(RANDOM_POOL);
     randomOffset = 0;
   }
-  const bytes = RANDOM_POOL.subarray(randomOffset, randomOffset + 16);
-  randomOffset += 16;
+  const bytes = RANDOM_POOL.subarray(randomOffset, randomOffset + count);
+  randomOffset += count;
   return bytes;
+}
+
+/**
+ * `byteCount` random bytes (at most 64) as base64url, from the same pool: for identifiers that are not secrets (the
+ * simulator's message ids). Secrets (keys, session tokens, webhook secrets) take their bytes from the CSPRNG directly.
+ */
+export function randomIdText(byteCount: number): string {
+  if (!Number.isInteger(byteCount) || byteCount < 1 || byteCount > 64) throw new RangeError(`byteCount ${byteCount}: 1 to 64`);
+  const bytes = pooledRandom(byteCount);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64url");
 }
 
 /** The last id's millisecond and counter: ids of one process stay strictly ordered within a millisecond, as uuid's own. */
@@ -22,7 +32,7 @@ const state = { msecs: -Infinity, seq: 0 };
 
 /** Time-ordered UUIDs (v7): new rows land at the right edge of their indexes. */
 export const newId = (): string => {
-  const random = pooledRandom16();
+  const random = pooledRandom(16);
   const now = Date.now();
   if (now > state.msecs) {
     // A fresh random 31-bit counter each millisecond (uuid's v7Sequence), so ids are not guessable from each other.

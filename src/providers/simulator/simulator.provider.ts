@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
 import type { MessagingProvider, OrderConfirmationMessage, SendResult } from "../../domain/messaging/messaging-provider.ts";
 import { buttonTitles, renderConfirmationText, renderReminderText } from "../../domain/messaging/confirmation-text.ts";
 import type { SimulatedPhones } from "./simulated-phones.ts";
+import { randomIdText } from "../../domain/ids.ts";
 
 /**
  * Test-mode provider: "sends" to an in-process simulated phone and never reaches WhatsApp.
@@ -47,7 +47,7 @@ export class SimulatorProvider implements MessagingProvider {
       const code = outcome.rejectWith;
       return { outcome: "rejected", errorCode: code, failureReason: KNOWN_REJECTIONS[code] ?? `(#${code}) Simulated rejection` };
     }
-    const id = `wamid.SIM${randomBytes(18).toString("base64url")}`;
+    const id = `wamid.SIM${randomIdText(18)}`;
     this.phones.deliver({
       id,
       orderId: message.orderId,
