@@ -81,6 +81,14 @@ const UUID_V7_SQL = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
  * referenced: the statements reference it.)
  */
 const ASYNC_COMMIT_CTE = `async_commit AS (SELECT set_config('synchronous_commit', 'off', true) AS on_commit)`;
+/**
+ * "Due now" for next_attempt_at, a timestamptz(3): now() truncated to the millisecond. Stored as now() it was rounded
+ * to the nearest millisecond, up to half a millisecond into the future, so the claim that follows a fan-out at once
+ * (next_attempt_at <= now()) often did not see the new delivery as due yet; it then waited for the next wake-up (the
+ * next event, or the 1 s poll). bench:webhooks at 50 orders/s: p99 event → delivery 23 ms, the next order's 20 ms
+ * plus its own 3; with the truncation, 6-8 ms.
+ */
+const DUE_NOW_SQL = `date_trunc('milliseconds', now())`;
 
 /**
  * Fan-out, in one statement (so one round trip, and no transaction held open across several on the embedded
@@ -112,7 +120,7 @@ const FAN_OUT_SQL = `
     INSERT INTO webhook_deliveries (id, merchant_id, mode, endpoint_id, event_id, event_type, event_sequence, order_id,
       status, attempt_count, max_attempts, next_attempt_at, created_at, updated_at)
     SELECT ${UUID_V7_SQL}, c.merchant_id, c.mode, ep.id, c.id, c.type, c.sequence, c.order_id,
-      'pending', 0, $2, now(), now(), now()
+      'pending', 0, $2, ${DUE_NOW_SQL}, now(), now()
     FROM claimed c
     JOIN webhook_endpoints ep
       ON ep.merchant_id = c.merchant_id AND ep.mode = c.mode AND ep.enabled AND c.type = ANY(ep.events)
@@ -230,7 +238,7 @@ const RECORD_ATTEMPTS_SQL = `
 const RETRY_SQL = `
   UPDATE webhook_deliveries
   SET max_attempts = CASE WHEN status = 'pending' THEN max_attempts ELSE attempt_count + 1 END,
-    status = 'pending', next_attempt_at = now(), updated_at = now()
+    status = 'pending', next_attempt_at = ${DUE_NOW_SQL}, updated_at = now()
   WHERE id = $1 AND merchant_id = $2 AND mode = $3::"KeyMode"
     AND NOT (status = 'pending' AND coalesce(lease_until > now(), false))
   RETURNING id`;
