@@ -89,6 +89,12 @@ const MAX_HELD = 2_048;
 const READY_MAX_WAIT_MS = 2_000;
 /** An endpoint with every slot taken and no attempt finished for this long is not claimed ahead for. */
 const STALLED_MS = 1_000;
+/**
+ * Fan-outs start at least this far apart: under a stream of commits (each one a wake-up) the events of a few
+ * milliseconds share one fan-out and one claim instead of taking two statements each. An event that arrives after a
+ * quiet spell (anything slower than one per gap) goes at once, as before.
+ */
+const FAN_OUT_MIN_GAP_MS = 5;
 
 export class WebhookDispatcher {
   private readonly options: Required<Omit<WebhookDispatcherOptions, "connections">>;
@@ -124,6 +130,9 @@ export class WebhookDispatcher {
   private stopped = true;
   private unsubscribe: (() => void) | null = null;
   private poll: NodeJS.Timeout | null = null;
+  /** When the last fan-out started (performance.now()), and the timer of a fan-out held back by the gap. */
+  private lastFanOutAt = Number.NEGATIVE_INFINITY;
+  private fanOutTimer: NodeJS.Timeout | null = null;
   private retryTimer: { at: number; timer: NodeJS.Timeout } | null = null;
 
   constructor(
@@ -188,6 +197,8 @@ export class WebhookDispatcher {
       this.again = true;
       return;
     }
+    // Only new events, and a fan-out started moments ago: they go with the next one, at the end of the gap.
+    if (newEvents && this.holdFanOut()) return;
     this.round = this.runRounds().finally(() => {
       this.round = null;
       if (this.again) this.wake();
@@ -203,6 +214,7 @@ export class WebhookDispatcher {
     this.stopped = true;
     this.unsubscribe?.();
     if (this.poll) clearInterval(this.poll);
+    if (this.fanOutTimer) clearTimeout(this.fanOutTimer);
     if (this.retryTimer) clearTimeout(this.retryTimer.timer);
     await this.round;
     // Claimed but not started: straight back, so a restart (or another instance) takes them at once.
@@ -222,8 +234,9 @@ export class WebhookDispatcher {
     do {
       this.again = false;
       try {
-        if (this.fanOutDue) {
+        if (this.fanOutDue && !this.holdFanOut()) {
           this.fanOutDue = false;
+          this.lastFanOutAt = performance.now();
           await this.fanOut();
         }
         await this.claimAndStart();
@@ -231,6 +244,17 @@ export class WebhookDispatcher {
         this.logError(error, "webhook dispatch round failed");
       }
     } while (this.again && !this.stopped);
+  }
+
+  /** Whether a due fan-out must wait for the gap; if so, a timer runs it when the gap ends. */
+  private holdFanOut(): boolean {
+    const wait = this.lastFanOutAt + FAN_OUT_MIN_GAP_MS - performance.now();
+    if (wait <= 0) return false;
+    this.fanOutTimer ??= setTimeout(() => {
+      this.fanOutTimer = null;
+      this.wake({ newEvents: true });
+    }, Math.ceil(wait));
+    return true;
   }
 
   private async fanOut(): Promise<void> {
