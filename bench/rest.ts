@@ -193,61 +193,62 @@ function medianCpu(values: (CpuPerRequest | null)[]): CpuPerRequest | null {
   return { mainThreadUs: median(known.map((c) => c.mainThreadUs)), postgresUs: median(known.map((c) => c.postgresUs)) };
 }
 
+/** Each (scenario, database) measured on both servers, in the table's order: the baseline, then the service. */
+function pairs(summaries: Summary[]): { scenario: Scenario; database: DatabaseKind; base: Summary; service: Summary }[] {
+  const found = [];
+  for (const scenario of settings.scenarios) {
+    for (const database of settings.databases) {
+      const base = summaries.find((s) => s.scenario === scenario && s.database === database && s.target === "baseline");
+      const service = summaries.find((s) => s.scenario === scenario && s.database === database && s.target === "service");
+      if (base && service) found.push({ scenario, database, base, service });
+    }
+  }
+  return found;
+}
+
 /**
  * CPU time per request (median over runs): the servers' thread and PostgreSQL's processes, and service ÷ baseline.
  * Steadier than req/s on a shared machine, and it tells where a gap is.
  */
 function cpuTable(summaries: Summary[]): string {
   const header = ["scenario", "database", "server", "main thread µs/req", "postgres µs/req", "main vs base", "postgres vs base"];
-  const rows: string[][] = [];
   const us = (value: number | undefined) => (value === undefined ? "n/a" : fmt(value, 0));
   const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b ? `${fmt(a / b)}×` : "");
-  for (const scenario of settings.scenarios) {
-    for (const database of settings.databases) {
-      const base = summaries.find((s) => s.scenario === scenario && s.database === database && s.target === "baseline");
-      const service = summaries.find((s) => s.scenario === scenario && s.database === database && s.target === "service");
-      if (!base || !service) continue;
-      for (const entry of [base, service]) {
-        const isService = entry === service;
-        rows.push([
-          SCENARIO_LABEL[scenario],
-          database,
-          entry.target,
-          us(entry.cpu?.mainThreadUs),
-          database === "pglite" ? "–" : us(entry.cpu?.postgresUs),
-          isService ? ratio(service.cpu?.mainThreadUs, base.cpu?.mainThreadUs) : "",
-          isService && database !== "pglite" ? ratio(service.cpu?.postgresUs, base.cpu?.postgresUs) : "",
-        ]);
-      }
-    }
-  }
+  const rows = pairs(summaries).flatMap(({ scenario, database, base, service }) =>
+    [base, service].map((entry) => {
+      const isService = entry === service;
+      return [
+        SCENARIO_LABEL[scenario],
+        database,
+        entry.target,
+        us(entry.cpu?.mainThreadUs),
+        database === "pglite" ? "–" : us(entry.cpu?.postgresUs),
+        isService ? ratio(service.cpu?.mainThreadUs, base.cpu?.mainThreadUs) : "",
+        isService && database !== "pglite" ? ratio(service.cpu?.postgresUs, base.cpu?.postgresUs) : "",
+      ];
+    }),
+  );
   return markdownTable(header, rows, new Set([3, 4, 5, 6]));
 }
 
 function table(summaries: Summary[]): string {
   const header = ["scenario", "database", "server", "req/s", "p50 ms", "p99 ms", "failed", "req/s vs base", "p99 vs base"];
-  const rows: string[][] = [];
-  for (const scenario of settings.scenarios) {
-    for (const database of settings.databases) {
-      const base = summaries.find((s) => s.scenario === scenario && s.database === database && s.target === "baseline");
-      const service = summaries.find((s) => s.scenario === scenario && s.database === database && s.target === "service");
-      if (!base || !service) continue;
-      for (const entry of [base, service]) {
-        const isService = entry === service;
-        rows.push([
-          SCENARIO_LABEL[scenario],
-          database,
-          entry.target,
-          fmt(entry.rps, 0),
-          fmt(entry.p50),
-          fmt(entry.p99),
-          String(entry.problems),
-          isService ? `${fmt(service.rps / base.rps)}×` : "",
-          isService ? `${fmt(service.p99 / base.p99)}×` : "",
-        ]);
-      }
-    }
-  }
+  const rows = pairs(summaries).flatMap(({ scenario, database, base, service }) =>
+    [base, service].map((entry) => {
+      const isService = entry === service;
+      return [
+        SCENARIO_LABEL[scenario],
+        database,
+        entry.target,
+        fmt(entry.rps, 0),
+        fmt(entry.p50),
+        fmt(entry.p99),
+        String(entry.problems),
+        isService ? `${fmt(service.rps / base.rps)}×` : "",
+        isService ? `${fmt(service.p99 / base.p99)}×` : "",
+      ];
+    }),
+  );
   return markdownTable(header, rows, new Set([3, 4, 5, 6, 7, 8]));
 }
 
