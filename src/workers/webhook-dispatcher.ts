@@ -215,6 +215,8 @@ export class WebhookDispatcher {
     this.unsubscribe?.();
     if (this.poll) clearInterval(this.poll);
     if (this.fanOutTimer) clearTimeout(this.fanOutTimer);
+    // Forgotten too, so a restart within the gap schedules its own.
+    this.fanOutTimer = null;
     if (this.retryTimer) clearTimeout(this.retryTimer.timer);
     await this.round;
     // Claimed but not started: straight back, so a restart (or another instance) takes them at once.
@@ -250,10 +252,14 @@ export class WebhookDispatcher {
   private holdFanOut(): boolean {
     const wait = this.lastFanOutAt + FAN_OUT_MIN_GAP_MS - performance.now();
     if (wait <= 0) return false;
-    this.fanOutTimer ??= setTimeout(() => {
-      this.fanOutTimer = null;
-      this.wake({ newEvents: true });
-    }, Math.ceil(wait));
+    if (!this.fanOutTimer) {
+      this.fanOutTimer = setTimeout(() => {
+        this.fanOutTimer = null;
+        this.wake({ newEvents: true });
+      }, Math.ceil(wait));
+      // Like the poll: a pending fan-out never keeps the process alive on its own.
+      this.fanOutTimer.unref();
+    }
     return true;
   }
 

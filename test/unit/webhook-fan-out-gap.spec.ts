@@ -71,6 +71,19 @@ describe("webhook fan-out wake-ups", () => {
     expect(fanOuts.length).toBe(before + 1);
   });
 
+  it("fans out after a restart within the gap: a fan-out held back when it stopped does not block the next start", async () => {
+    const { fanOuts, bus } = start();
+    await settle(30);
+    bus.publish(EVENT);
+    await immediate();
+    bus.publish(EVENT); // within the gap: held back, on a timer
+    await dispatcher!.stop();
+    const before = fanOuts.length;
+    dispatcher!.start(); // its first wake-up falls in the same gap
+    await settle(30);
+    expect(fanOuts.length).toBeGreaterThan(before);
+  });
+
   it("gathers a burst of commits into a few fan-outs, the last one after the burst", async () => {
     const { fanOuts, bus } = start();
     await settle(30);
