@@ -74,6 +74,18 @@ export function cpuPerRequest(before: CpuSnapshot | null, after: CpuSnapshot | n
   return { mainThreadUs: us(after.mainThread - before.mainThread), postgresUs: us(postgresDelta(before.postgres, after.postgres)) };
 }
 
+/** The median of each figure over runs (null when none was measured). */
+export function medianCpu(values: readonly (CpuPerRequest | null)[]): CpuPerRequest | null {
+  const known = values.filter((value): value is CpuPerRequest => value !== null);
+  if (known.length === 0) return null;
+  const median = (numbers: number[]) => {
+    const sorted = [...numbers].sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  };
+  return { mainThreadUs: median(known.map((c) => c.mainThreadUs)), postgresUs: median(known.map((c) => c.postgresUs)) };
+}
+
 /** "main 183 µs, postgres 641 µs" (per request), or "n/a". */
 export function formatCpu(cpu: CpuPerRequest | null): string {
   return cpu ? `main ${cpu.mainThreadUs.toFixed(0)} µs, postgres ${cpu.postgresUs.toFixed(0)} µs` : "n/a";

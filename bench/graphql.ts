@@ -30,7 +30,7 @@ import {
   markdownTable,
 } from "./harness.ts";
 import type { LoadResult, LoadScenario } from "./load-worker.ts";
-import { cpuPerRequest, cpuSnapshot, formatCpu, type CpuPerRequest } from "./cpu-cost.ts";
+import { cpuPerRequest, cpuSnapshot, formatCpu, medianCpu, type CpuPerRequest } from "./cpu-cost.ts";
 import { profiled } from "./cpu-profile.ts";
 
 const settings = {
@@ -133,9 +133,7 @@ async function orderByIdVsRest(worker: LoadWorker, db: ProvisionedDatabase, serv
       p50: median(runs.map((run) => run.p50)),
       p99: median(runs.map((run) => run.p99)),
       failed: runs.reduce((sum, run) => sum + run.non2xx + run.errors + run.mismatches, 0) + stuck,
-      cpu: cpu.length
-        ? { mainThreadUs: median(cpu.map((c) => c.mainThreadUs)), postgresUs: median(cpu.map((c) => c.postgresUs)) }
-        : null,
+      cpu: medianCpu(cpu),
     };
   });
   const [rest, graphql] = rows;

@@ -14,7 +14,7 @@ import type { Database } from "../src/db/database.ts";
 import { drain, type InFlight } from "../src/http/in-flight.ts";
 import { startBaseline, type Baseline } from "./baseline.ts";
 import { profiled } from "./cpu-profile.ts";
-import { cpuPerRequest, cpuSnapshot, formatCpu, type CpuPerRequest } from "./cpu-cost.ts";
+import { cpuPerRequest, cpuSnapshot, formatCpu, medianCpu, type CpuPerRequest } from "./cpu-cost.ts";
 import {
   cleanUp,
   cleanups,
@@ -187,12 +187,6 @@ function summarise(runs: Run[]): Summary[] {
   }));
 }
 
-function medianCpu(values: (CpuPerRequest | null)[]): CpuPerRequest | null {
-  const known = values.filter((value): value is CpuPerRequest => value !== null);
-  if (known.length === 0) return null;
-  return { mainThreadUs: median(known.map((c) => c.mainThreadUs)), postgresUs: median(known.map((c) => c.postgresUs)) };
-}
-
 /** Each (scenario, database) measured on both servers, in the table's order: the baseline, then the service. */
 function pairs(summaries: Summary[]): { scenario: Scenario; database: DatabaseKind; base: Summary; service: Summary }[] {
   const found = [];
@@ -206,6 +200,13 @@ function pairs(summaries: Summary[]): { scenario: Scenario; database: DatabaseKi
   return found;
 }
 
+/** Every pair as two rows (baseline, then service): the scenario, database and server, then `cells` of that server. */
+function pairRows(summaries: Summary[], cells: (entry: Summary, pair: { database: DatabaseKind; base: Summary; service: Summary }) => string[]) {
+  return pairs(summaries).flatMap((pair) =>
+    [pair.base, pair.service].map((entry) => [SCENARIO_LABEL[pair.scenario], pair.database, entry.target, ...cells(entry, pair)]),
+  );
+}
+
 /**
  * CPU time per request (median over runs): the servers' thread and PostgreSQL's processes, and service ÷ baseline.
  * Steadier than req/s on a shared machine, and it tells where a gap is.
@@ -214,41 +215,31 @@ function cpuTable(summaries: Summary[]): string {
   const header = ["scenario", "database", "server", "main thread µs/req", "postgres µs/req", "main vs base", "postgres vs base"];
   const us = (value: number | undefined) => (value === undefined ? "n/a" : fmt(value, 0));
   const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b ? `${fmt(a / b)}×` : "");
-  const rows = pairs(summaries).flatMap(({ scenario, database, base, service }) =>
-    [base, service].map((entry) => {
-      const isService = entry === service;
-      return [
-        SCENARIO_LABEL[scenario],
-        database,
-        entry.target,
-        us(entry.cpu?.mainThreadUs),
-        database === "pglite" ? "–" : us(entry.cpu?.postgresUs),
-        isService ? ratio(service.cpu?.mainThreadUs, base.cpu?.mainThreadUs) : "",
-        isService && database !== "pglite" ? ratio(service.cpu?.postgresUs, base.cpu?.postgresUs) : "",
-      ];
-    }),
-  );
+  const rows = pairRows(summaries, (entry, { database, base, service }) => {
+    const isService = entry === service;
+    return [
+      us(entry.cpu?.mainThreadUs),
+      database === "pglite" ? "–" : us(entry.cpu?.postgresUs),
+      isService ? ratio(service.cpu?.mainThreadUs, base.cpu?.mainThreadUs) : "",
+      isService && database !== "pglite" ? ratio(service.cpu?.postgresUs, base.cpu?.postgresUs) : "",
+    ];
+  });
   return markdownTable(header, rows, new Set([3, 4, 5, 6]));
 }
 
 function table(summaries: Summary[]): string {
   const header = ["scenario", "database", "server", "req/s", "p50 ms", "p99 ms", "failed", "req/s vs base", "p99 vs base"];
-  const rows = pairs(summaries).flatMap(({ scenario, database, base, service }) =>
-    [base, service].map((entry) => {
-      const isService = entry === service;
-      return [
-        SCENARIO_LABEL[scenario],
-        database,
-        entry.target,
-        fmt(entry.rps, 0),
-        fmt(entry.p50),
-        fmt(entry.p99),
-        String(entry.problems),
-        isService ? `${fmt(service.rps / base.rps)}×` : "",
-        isService ? `${fmt(service.p99 / base.p99)}×` : "",
-      ];
-    }),
-  );
+  const rows = pairRows(summaries, (entry, { base, service }) => {
+    const isService = entry === service;
+    return [
+      fmt(entry.rps, 0),
+      fmt(entry.p50),
+      fmt(entry.p99),
+      String(entry.problems),
+      isService ? `${fmt(service.rps / base.rps)}×` : "",
+      isService ? `${fmt(service.p99 / base.p99)}×` : "",
+    ];
+  });
   return markdownTable(header, rows, new Set([3, 4, 5, 6, 7, 8]));
 }
 
