@@ -11,11 +11,18 @@ const MONEY_DECIMALS = 4;
 
 /** Counts decimals from the shortest round-trip text of the number, which is what the client wrote. */
 export function decimalPlaces(value: number): number {
+  // Every money field and quantity of an order runs through here: the plain notation (all values from 1e-7 to
+  // 1e21) is read without regular expressions.
+  if (Number.isInteger(value)) return 0;
   const text = String(value);
-  const exponent = /e([+-]\d+)$/i.exec(text);
-  const [mantissa] = text.split(/e/i);
+  const exponentAt = text.indexOf("e");
+  if (exponentAt === -1) {
+    const dot = text.indexOf(".");
+    return dot === -1 ? 0 : text.length - dot - 1;
+  }
+  const mantissa = text.slice(0, exponentAt);
   const fraction = mantissa.split(".")[1]?.length ?? 0;
-  return Math.max(0, fraction - (exponent ? Number(exponent[1]) : 0));
+  return Math.max(0, fraction - Number(text.slice(exponentAt + 1)));
 }
 
 /** A type error message that applies only to the wrong-type case, not to the schema's other checks. */
@@ -29,9 +36,20 @@ const typeError = (kind: "string" | "number" | "array") => ({
  * already be lost, so such amounts are refused rather than stored altered.
  */
 export function significantDigits(value: number): number {
-  const [mantissa] = String(Math.abs(value)).split(/e/i);
-  const digits = mantissa.replace(".", "").replace(/^0+/, "");
-  return Math.max(1, digits.length);
+  const text = String(Math.abs(value));
+  const exponentAt = text.indexOf("e");
+  const mantissa = exponentAt === -1 ? text : text.slice(0, exponentAt);
+  // Digits after the leading zeros ("0.0012" has 2), the decimal point not counted.
+  let digits = 0;
+  let leading = true;
+  for (let i = 0; i < mantissa.length; i++) {
+    const char = mantissa.charCodeAt(i);
+    if (char === 46 /* . */) continue;
+    if (leading && char === 48 /* 0 */) continue;
+    leading = false;
+    digits++;
+  }
+  return Math.max(1, digits);
 }
 
 export const MAX_SIGNIFICANT_DIGITS = 15;

@@ -30,7 +30,9 @@ export interface SimulatedOrderChange {
  * and "order" (a SimulatedOrderChange, after a simulated tap or delivery report has been applied).
  */
 export class SimulatedPhones extends EventEmitter {
-  private readonly messages: SimulatedMessage[] = [];
+  /** Oldest first from `start`: the ones before it were dropped and are cut off in bulk (see deliver). */
+  private messages: SimulatedMessage[] = [];
+  private start = 0;
   private readonly byOrder = new Map<string, SimulatedMessage>();
 
   constructor(private readonly capacity = 1000) {
@@ -43,20 +45,24 @@ export class SimulatedPhones extends EventEmitter {
     this.messages.push(message);
     // A reminder never replaces the first message as "the order's message".
     if (message.reminder === null || !this.byOrder.has(message.orderId)) this.byOrder.set(message.orderId, message);
-    if (this.messages.length > this.capacity) {
-      for (const dropped of this.messages.splice(0, this.messages.length - this.capacity)) {
-        if (this.byOrder.get(dropped.orderId) === dropped) this.byOrder.delete(dropped.orderId);
+    if (this.messages.length - this.start > this.capacity) {
+      const dropped = this.messages[this.start++];
+      if (this.byOrder.get(dropped.orderId) === dropped) this.byOrder.delete(dropped.orderId);
+      // Every send past the capacity drops one message: shifting the array each time would copy all the others.
+      if (this.start >= this.capacity) {
+        this.messages = this.messages.slice(this.start);
+        this.start = 0;
       }
     }
     this.emit("message", message);
   }
 
   conversation(phone: string): SimulatedMessage[] {
-    return this.messages.filter((message) => message.phone === phone);
+    return this.all().filter((message) => message.phone === phone);
   }
 
   all(): SimulatedMessage[] {
-    return [...this.messages];
+    return this.messages.slice(this.start);
   }
 
   /** The message sent for an order, while it is kept; only test-mode orders have one. */
