@@ -180,7 +180,10 @@ export class WebhookDispatcher {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.unsubscribe = this.deps.bus.subscribe(() => this.wake({ newEvents: true }));
+    // An event stored already dispatched (no endpoint wants it) leaves nothing to fan out.
+    this.unsubscribe = this.deps.bus.subscribe((event) => {
+      if (event.awaitsFanOut !== false) this.wake({ newEvents: true });
+    });
     this.poll = setInterval(() => this.wake({ newEvents: true }), this.options.pollIntervalMs);
     this.poll.unref();
     this.wake({ newEvents: true });

@@ -3,6 +3,7 @@ import { startTestServer, type TestMerchant, type TestServer } from "../support/
 import { GraphQLClient } from "../support/graphql.ts";
 import { orderInput } from "../support/fixtures.ts";
 import { TOTAL_COUNT_CAP } from "../../src/domain/orders/order-count.ts";
+import { OrderRepository } from "../../src/domain/orders/order.repository.ts";
 
 /**
  * GraphQL's totalCount at any size: the counts the database maintains per (merchant, mode, status) stay equal to
@@ -133,6 +134,65 @@ describe("maintained counts", () => {
     await pool().query("DELETE FROM merchants WHERE id = $1", [other.id]);
     const { rows } = await pool().query("SELECT count(*)::int AS count FROM order_counts WHERE merchant_id = $1", [other.id]);
     expect(rows[0].count).toBe(0);
+  });
+});
+
+describe("the create path's own counts", () => {
+  it("make the counts trigger skip exactly one statement of the transaction, never a later one nor another transaction", async () => {
+    const other = await server.merchant("Skip Shop");
+    const insert = (prefix: string, n: number) =>
+      `INSERT INTO orders (id, merchant_id, mode, external_order_id, customer_name, customer_phone, subtotal, shipping_cost,
+         total_cost, currency, status, send_state, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, 'test', '${prefix}-' || n, 'Layla', '966500000000', 10, 0, 10, 'SAR', 'pending', 'accepted',
+         now(), now()
+       FROM generate_series(1, ${n}) n`;
+    const client = await pool().connect();
+    try {
+      await client.query("BEGIN");
+      // What the create path's statements do: announce that they keep the counts of their own change.
+      await client.query("SELECT set_config('ocs.order_counts', 'kept', true)");
+      await client.query(insert("SKIPPED", 2), [other.id]);
+      // The next statement of the same transaction is counted again, by the trigger.
+      await client.query(insert("COUNTED", 3), [other.id]);
+      await client.query("COMMIT");
+    } finally {
+      client.release();
+    }
+    const { rows } = await pool().query(
+      "SELECT coalesce(sum(count), 0)::int AS count FROM order_counts WHERE merchant_id = $1 AND mode = 'test' AND status = 'pending'",
+      [other.id],
+    );
+    expect(rows[0].count).toBe(3);
+    // The flag was the transaction's: the next one is counted in full.
+    await pool().query(insert("LATER", 4), [other.id]);
+    expect(await totalCount(other.keys.test)).toEqual({ totalCount: 7, totalCountPrecision: "EXACT" });
+    // Leave the database consistent for the other tests' mismatches() (the 2 skipped orders were never counted).
+    await pool().query("DELETE FROM merchants WHERE id = $1", [other.id]);
+    expect(await mismatches()).toEqual([]);
+  });
+
+  it("count each accepted order once, and none of a send the abandoned-send sweep failed first", async () => {
+    const other = await server.merchant("Create Count Shop");
+    const created = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => other.test.post("/api/v1/orders", orderInput({ externalOrderId: `CC-${i}` }))),
+    );
+    expect(created.map((response) => response.status)).toEqual(Array(12).fill(201));
+    expect(await statusCounts(other.id, "test")).toEqual({ pending: 12 });
+    expect(await totalCount(other.keys.test)).toEqual({ totalCount: 12, totalCountPrecision: "EXACT" });
+    expect(await mismatches()).toEqual([]);
+
+    // A send that outlived the abandoned-send deadline: the sweep fails it (counted by the trigger), and the late
+    // acceptance changes nothing, counts included.
+    const repository = new OrderRepository(server.app.services.database.prisma, pool(), server.app.services.database.prepareStatements);
+    const input = orderInput({ externalOrderId: "CC-LATE" });
+    const parsed = { ...input, items: input.items.map((item) => ({ ...item })) };
+    const claimed = await repository.insertSending({ merchantId: other.id, mode: "test" }, parsed as never, "en", new Date(Date.now() - 10 * 60_000));
+    if (!("inserted" in claimed)) throw new Error("not inserted");
+    expect(await server.app.services.orderService.failAbandonedSends(5 * 60_000)).toBe(1);
+    expect(await repository.markAccepted(claimed.inserted, "wamid.late", new Date(), [], "rest")).toBeNull();
+    expect(await statusCounts(other.id, "test")).toEqual({ pending: 12, failed: 1 });
+    expect(await totalCount(other.keys.test)).toEqual({ totalCount: 13, totalCountPrecision: "EXACT" });
+    expect(await mismatches()).toEqual([]);
   });
 });
 

@@ -71,6 +71,19 @@ describe("webhook fan-out wake-ups", () => {
     expect(fanOuts.length).toBe(before + 1);
   });
 
+  it("is not woken by an event stored already dispatched (no endpoint wanted it), and is by any other", async () => {
+    const { fanOuts, bus } = start();
+    await settle(30);
+    const before = fanOuts.length;
+    bus.publish({ ...EVENT, awaitsFanOut: false });
+    await settle(30);
+    expect(fanOuts.length).toBe(before);
+    bus.publish({ ...EVENT, awaitsFanOut: true });
+    await immediate();
+    await immediate();
+    expect(fanOuts.length).toBe(before + 1);
+  });
+
   it("fans out after a restart within the gap: a fan-out held back when it stopped does not block the next start", async () => {
     const { fanOuts, bus } = start();
     await settle(30);
