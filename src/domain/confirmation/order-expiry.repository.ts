@@ -4,6 +4,7 @@ import { decideExpiry, type OrderState } from "../orders/order-state.ts";
 import type { MerchantScope, StoredEvent } from "../orders/order.repository.ts";
 import { ORDER_VIEW_JSON } from "../orders/order-sql.ts";
 import { eventEnvelope, type OrderView } from "../orders/order.view.ts";
+import { withCheckedOutClient } from "../../db/checked-out-client.ts";
 
 export interface ExpiryBatch {
   /** The `order.expired` events written (publish them after this returns: they are committed). */
@@ -27,18 +28,17 @@ export class OrderExpiryRepository {
   constructor(private readonly pool: pg.Pool) {}
 
   async expireDue(now: Date, limit: number): Promise<ExpiryBatch> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
-      const batch = await this.expireWithin(client, now, limit);
-      await client.query("COMMIT");
-      return batch;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    return withCheckedOutClient(this.pool, async (client) => {
+      try {
+        await client.query("BEGIN");
+        const batch = await this.expireWithin(client, now, limit);
+        await client.query("COMMIT");
+        return batch;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      }
+    });
   }
 
   private async expireWithin(client: pg.PoolClient, now: Date, limit: number): Promise<ExpiryBatch> {

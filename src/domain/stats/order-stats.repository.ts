@@ -2,6 +2,7 @@ import type pg from "pg";
 import { ValidationError } from "../errors.ts";
 import type { MerchantScope } from "../orders/order.repository.ts";
 import type { StatsInterval } from "./order-stats.ts";
+import { withCheckedOutClient } from "../../db/checked-out-client.ts";
 
 /** One row of the statement: the totals (start null) or one bucket. */
 export interface StatsRow {
@@ -116,27 +117,26 @@ export class OrderStatsRepository {
     scope: MerchantScope,
     range: { from: Date; to: Date; timeZone: string; interval: StatsInterval },
   ): Promise<StatsRow[]> {
-    const client = await this.pool.connect();
-    try {
-      // JIT compilation would cost more than the statement itself (hundreds of ms for a 30-day range of a busy
-      // merchant: the planner's estimate for the per-order probes is far above jit_above_cost); the sorts of the
-      // percentiles get a little more memory than the default 4 MB before they spill. Both for this statement only.
-      await client.query("BEGIN READ ONLY; SET LOCAL jit = off; SET LOCAL work_mem = '16MB'");
-      const { rows } = await client.query<StatsRow>(SQL[range.interval], [
-        scope.merchantId, scope.mode, range.from, range.to, range.timeZone,
-      ]);
-      await client.query("COMMIT");
-      return rows;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      // The runtime's zone list (validated before) and the database's may differ: the database has the last word.
-      const { code, message } = error as { code?: string; message?: string };
-      if (code === "22023" && /time zone/i.test(message ?? "")) {
-        throw new ValidationError([{ field: "timeZone", key: "field.format.time_zone" }]);
+    return withCheckedOutClient(this.pool, async (client) => {
+      try {
+        // JIT compilation would cost more than the statement itself (hundreds of ms for a 30-day range of a busy
+        // merchant: the planner's estimate for the per-order probes is far above jit_above_cost); the sorts of the
+        // percentiles get a little more memory than the default 4 MB before they spill. Both for this statement only.
+        await client.query("BEGIN READ ONLY; SET LOCAL jit = off; SET LOCAL work_mem = '16MB'");
+        const { rows } = await client.query<StatsRow>(SQL[range.interval], [
+          scope.merchantId, scope.mode, range.from, range.to, range.timeZone,
+        ]);
+        await client.query("COMMIT");
+        return rows;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        // The runtime's zone list (validated before) and the database's may differ: the database has the last word.
+        const { code, message } = error as { code?: string; message?: string };
+        if (code === "22023" && /time zone/i.test(message ?? "")) {
+          throw new ValidationError([{ field: "timeZone", key: "field.format.time_zone" }]);
+        }
+        throw error;
       }
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 }
