@@ -337,6 +337,8 @@ describe("the merchant console in Chromium", () => {
     await viewer.signIn(VIEWER.email, VIEWER.password);
     await page.waitForURL(/\/orders$/);
     await viewer.rowFor("PAGE-20").waitFor();
+    // The new order reaches the list through the live subscription: placed before it is up, it would be missed.
+    await page.locator('[data-testid="live-state"][data-state="live"]').waitFor();
     const pending = await place();
     await viewer.rowFor(pending.externalOrderId).getByRole("link").click();
     await viewer.orderDetail().waitFor();
