@@ -14,6 +14,9 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: 2,
     testTimeout: 30_000,
+    // expect.poll's default of 1 s is less than a browser round trip (a reload, a query, a redraw) can take on a
+    // loaded CI machine; a poll only waits until it passes, so a longer bound costs nothing when all is well.
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 60_000,
     reporters: ["default"],
   },

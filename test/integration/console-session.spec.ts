@@ -83,8 +83,9 @@ describe("sign-in", () => {
     }
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[1];
     // Without the dummy hash an unknown e-mail answers in a few ms, a wrong password in about 200 ms.
-    expect(median(unknownEmail)).toBeGreaterThan(median(wrongPassword) * 0.5);
-    expect(median(wrongPassword)).toBeGreaterThan(median(unknownEmail) * 0.5);
+    // (A bound of 4×, not 2×: three samples each on a loaded machine; the leak is 50×.)
+    expect(median(unknownEmail)).toBeGreaterThan(median(wrongPassword) * 0.25);
+    expect(median(wrongPassword)).toBeGreaterThan(median(unknownEmail) * 0.25);
   });
 
   it("Arabic callers get the same refusal in Arabic", async () => {
@@ -213,10 +214,11 @@ describe("expiry (SESSION_IDLE_TIMEOUT=2s, SESSION_MAX_AGE=5s)", () => {
   it("idle: each use extends the session; 2 s without one ends it", async () => {
     const { cookie, setCookie } = await signIn(short.baseUrl, person.email, person.password);
     expect(setCookie).toMatch(/Max-Age=5;/);
-    await sleep(1200);
-    expect(await status(cookie)).toBe(200);
-    await sleep(1200); // 2.4 s after sign-in, 1.2 s after the last use
-    expect(await status(cookie)).toBe(200);
+    // Three uses 0.8 s apart: 2.4 s after sign-in it is still alive, never 2 s without a use (room for slow answers).
+    for (let use = 0; use < 3; use++) {
+      await sleep(800);
+      expect(await status(cookie)).toBe(200);
+    }
     await sleep(2300);
     expect(await status(cookie)).toBe(401);
     // An expired session is deleted when seen.
@@ -236,7 +238,8 @@ describe("expiry (SESSION_IDLE_TIMEOUT=2s, SESSION_MAX_AGE=5s)", () => {
   it("absolute: even a session in constant use ends SESSION_MAX_AGE after sign-in", async () => {
     const { cookie } = await signIn(short.baseUrl, person.email, person.password);
     const signedInAt = Date.now();
-    while (Date.now() - signedInAt < 4300) {
+    // The last use in the loop starts before 3.6 s: room for a slow answer before the 5 s limit.
+    while (Date.now() - signedInAt < 3600) {
       expect(await status(cookie)).toBe(200);
       await sleep(900);
     }

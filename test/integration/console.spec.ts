@@ -100,6 +100,9 @@ describe("the merchant console in Chromium", () => {
     expect(await page.getByTestId("signed-in-as").textContent()).toContain(ADMIN.email);
     await page.getByTestId("orders-empty").waitFor();
     await page.locator('[data-testid="live-state"][data-state="live"]').waitFor();
+    // "Live" is the socket's acknowledgement; the subscription itself is registered once the server has checked the
+    // session: the next test's order must not come before it.
+    await expect.poll(() => server.app.services.liveEvents.size).toBeGreaterThan(0);
     // The cookie is the session's, HttpOnly: page scripts cannot read it.
     expect(await page.evaluate(() => (globalThis as any).document.cookie)).toBe("");
   });
@@ -333,12 +336,14 @@ describe("the merchant console in Chromium", () => {
   it("shows a viewer everything but secrets, with no buttons that would fail", async () => {
     const viewer = await ConsoleSession.open(browser, server.baseUrl);
     const { page } = viewer;
+    const subscribed = server.app.services.liveEvents.size;
     await viewer.goto("/sign-in");
     await viewer.signIn(VIEWER.email, VIEWER.password);
     await page.waitForURL(/\/orders$/);
     await viewer.rowFor("PAGE-20").waitFor();
     // The new order reaches the list through the live subscription: placed before it is up, it would be missed.
     await page.locator('[data-testid="live-state"][data-state="live"]').waitFor();
+    await expect.poll(() => server.app.services.liveEvents.size).toBeGreaterThan(subscribed);
     const pending = await place();
     await viewer.rowFor(pending.externalOrderId).getByRole("link").click();
     await viewer.orderDetail().waitFor();
@@ -629,6 +634,7 @@ describe("trusted documents (CONSOLE_TRUSTED_DOCUMENTS=true, the production defa
     await session.page.getByTestId("orders-empty").waitFor();
     // The order is created once the live subscription is up, as a merchant would see it (not before it subscribed).
     await session.page.locator('[data-testid="live-state"][data-state="live"]').waitFor();
+    await expect.poll(() => strict.app.services.liveEvents.size).toBeGreaterThan(0);
     const created = await strictShop.test.post("/api/v1/orders", orderInput());
     await session.rowFor(created.body.externalOrderId).waitFor();
     await session.nav("API keys").click();

@@ -119,9 +119,9 @@ describe("cookie authentication on the websocket", () => {
 
   it("the socket serves subscriptions only: the merchant surface (keys, endpoints) is not readable over it", async () => {
     const raw = await rawInit({ cookie: adminA.cookie, origin: server.baseUrl });
-    await vi.waitFor(() => expect(raw.messages).toContainEqual({ type: "connection_ack" }));
+    await vi.waitFor(() => expect(raw.messages).toContainEqual({ type: "connection_ack" }), { timeout: 5_000 });
     raw.socket.send(JSON.stringify({ id: "1", type: "subscribe", payload: { query: "{ apiKeys { id prefix } webhookEndpoints { id } }" } }));
-    await vi.waitFor(() => expect(raw.messages.some((message) => message.type === "error")).toBe(true));
+    await vi.waitFor(() => expect(raw.messages.some((message) => message.type === "error")).toBe(true), { timeout: 5_000 });
     const error = raw.messages.find((message) => message.type === "error");
     expect(error.payload[0].extensions.code).toBe("BAD_REQUEST");
     expect(JSON.stringify(raw.messages)).not.toMatch(/ek_(test|live)_|"prefix"/);
@@ -130,7 +130,7 @@ describe("cookie authentication on the websocket", () => {
 
   it("an API key in connection_init still works beside a foreign-origin cookie (the key decides, not the cookie)", async () => {
     const raw = await rawInit({ cookie: adminA.cookie, origin: "https://evil.example" }, { apiKey: shopB.keys.test });
-    await vi.waitFor(() => expect(raw.messages).toContainEqual({ type: "connection_ack" }));
+    await vi.waitFor(() => expect(raw.messages).toContainEqual({ type: "connection_ack" }), { timeout: 5_000 });
     raw.socket.close();
   });
 });

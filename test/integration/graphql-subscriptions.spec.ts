@@ -96,7 +96,7 @@ async function rawSocket(target: TestServer, protocol: string | null = "graphql-
 async function ackedSocket(target: TestServer, apiKey: string): Promise<RawSocket> {
   const raw = await rawSocket(target);
   raw.send({ type: "connection_init", payload: { apiKey } });
-  await vi.waitFor(() => expect(raw.messages).toContainEqual({ type: "connection_ack" }));
+  await vi.waitFor(() => expect(raw.messages).toContainEqual({ type: "connection_ack" }), { timeout: 5_000 });
   return raw;
 }
 
@@ -131,10 +131,10 @@ describe("connection and authentication (connection_init payload { apiKey })", (
 
   it("through graphql-ws's client: the 4401/4403 close reaches the subscription's error handler", async () => {
     const missing = subscribe(connect(server, undefined));
-    await vi.waitFor(() => expect(missing.error).toBeTruthy());
+    await vi.waitFor(() => expect(missing.error).toBeTruthy(), { timeout: 5_000 });
     expect((missing.error as { code: number }).code).toBe(4401);
     const bad = subscribe(connect(server, "ek_live_0000000000000000000000000000000000000000"));
-    await vi.waitFor(() => expect(bad.error).toBeTruthy());
+    await vi.waitFor(() => expect(bad.error).toBeTruthy(), { timeout: 5_000 });
     expect((bad.error as { code: number }).code).toBe(4403);
   });
 
@@ -179,7 +179,7 @@ describe("operations over the websocket", () => {
     const raw = await ackedSocket(server, shop.keys.test);
     raw.send({ id: "q", type: "subscribe", payload: { query: "{ __typename }" } });
     raw.send({ id: "m", type: "subscribe", payload: { query: 'mutation { cancelOrder(id: "x") { order { id } } }' } });
-    await vi.waitFor(() => expect(raw.messages.filter((message) => message.type === "error")).toHaveLength(2));
+    await vi.waitFor(() => expect(raw.messages.filter((message) => message.type === "error")).toHaveLength(2), { timeout: 5_000 });
     for (const id of ["q", "m"]) {
       const error = raw.messages.find((message) => message.id === id);
       expect(error.type).toBe("error");
@@ -192,7 +192,7 @@ describe("operations over the websocket", () => {
   it("reports invalid documents as protocol errors (validation, unknown fields)", async () => {
     const raw = await ackedSocket(server, shop.keys.test);
     raw.send({ id: "v", type: "subscribe", payload: { query: "subscription { orderStatusChanged { nope } }" } });
-    await vi.waitFor(() => expect(raw.messages.find((message) => message.id === "v")).toBeDefined());
+    await vi.waitFor(() => expect(raw.messages.find((message) => message.id === "v")).toBeDefined(), { timeout: 5_000 });
     const error = raw.messages.find((message) => message.id === "v");
     expect(error.type).toBe("error");
     expect(error.payload[0].message).toMatch(/nope/);
@@ -201,7 +201,7 @@ describe("operations over the websocket", () => {
   it("caps subscriptions per socket at 100", async () => {
     const raw = await ackedSocket(server, shop.keys.test);
     for (let id = 1; id <= 101; id++) raw.send({ id: String(id), type: "subscribe", payload: { query: SUBSCRIPTION } });
-    await vi.waitFor(() => expect(raw.messages.find((message) => message.type === "error")).toBeDefined());
+    await vi.waitFor(() => expect(raw.messages.find((message) => message.type === "error")).toBeDefined(), { timeout: 5_000 });
     const errors = raw.messages.filter((message) => message.type === "error");
     expect(errors).toHaveLength(1);
     expect(errors[0].id).toBe("101");
@@ -213,9 +213,9 @@ describe("operations over the websocket", () => {
   it("answers in Arabic when connection_init says so", async () => {
     const raw = await rawSocket(server);
     raw.send({ type: "connection_init", payload: { apiKey: shop.keys.test, language: "ar" } });
-    await vi.waitFor(() => expect(raw.messages).toContainEqual({ type: "connection_ack" }));
+    await vi.waitFor(() => expect(raw.messages).toContainEqual({ type: "connection_ack" }), { timeout: 5_000 });
     raw.send({ id: "q", type: "subscribe", payload: { query: "{ __typename }" } });
-    await vi.waitFor(() => expect(raw.messages.find((message) => message.id === "q")).toBeDefined());
+    await vi.waitFor(() => expect(raw.messages.find((message) => message.id === "q")).toBeDefined(), { timeout: 5_000 });
     expect(raw.messages.find((message) => message.id === "q").payload[0].message).toMatch(/[\u0600-\u06FF]/);
   });
 });
@@ -291,7 +291,7 @@ describe("orderStatusChanged", () => {
     const liveOrder = await createOrder(shop.live);
     for (const orderId of [neighbours.id, liveOrder.id, "00000000-0000-0000-0000-000000000000", "not-a-uuid"]) {
       const refused = subscribe(connect(server, shop.keys.test), { orderId });
-      await vi.waitFor(() => expect(refused.completed).toBe(true));
+      await vi.waitFor(() => expect(refused.completed).toBe(true), { timeout: 5_000 });
       expect(refused.results).toHaveLength(1);
       expect(refused.results[0].errors).toEqual([
         expect.objectContaining({ message: "Order not found", extensions: { code: "NOT_FOUND" }, path: ["orderStatusChanged"] }),
@@ -438,7 +438,7 @@ describe("connections per API key", () => {
         const again = await rawSocket(limited);
         again.send({ type: "connection_init", payload: { apiKey: owner.keys.test } });
         await vi.waitFor(() => expect(again.messages).toContainEqual({ type: "connection_ack" }), { timeout: 1_000 });
-      });
+      }, { timeout: 5_000 });
     } finally {
       for (const socket of openSockets) socket.terminate();
       openSockets.clear();

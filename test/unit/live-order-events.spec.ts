@@ -139,7 +139,7 @@ describe.runIf(redisUrl)("LiveOrderEvents across instances (TEST_REDIS_URL)", ()
     await vi.waitFor(() => {
       expect(onA).toContain(fromB.id);
       expect(onB).toContain(fromA.id);
-    });
+    }, { timeout: 5_000 });
     // Let any echo arrive before counting.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(onA.sort()).toEqual([fromA.id, fromB.id].sort());
