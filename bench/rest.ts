@@ -6,6 +6,8 @@
  *   BENCH_DURATION=2 BENCH_WARMUP=1 BENCH_ROUNDS=1 npm run bench:rest     # quick check
  */
 import { randomBytes } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import os from "node:os";
@@ -55,6 +57,11 @@ const settings = {
   baselinePrepared: process.env.BENCH_BASELINE_PREPARED === "1",
   /** Write a CPU profile of the servers' thread for every measured run into this directory. */
   profileDir: process.env.BENCH_CPU_PROFILE || null,
+  /**
+   * Give the bench shop this many webhook endpoints wanting order.created (a bare receiver on loopback): the POST
+   * runs then pay for the deliveries too, as a shop that integrates over webhooks does. The baseline has none.
+   */
+  webhookEndpoints: numberEnv("BENCH_WEBHOOK_ENDPOINTS", 0, { min: 0 }),
 };
 
 const SCENARIO_LABEL: Record<Scenario, string> = { get: "GET /api/v1/orders/{id}", post: "POST /api/v1/orders" };
@@ -68,11 +75,42 @@ interface Servers {
   baseline: Baseline;
   apiKey: string;
   ids: string[];
+  merchantId: string;
+  receiver: { url: string; received: Set<string> } | null;
+}
+
+/** A merchant's receiver at its fastest: answers 204 and counts the distinct webhook-ids it was sent. */
+async function startReceiver(): Promise<{ url: string; received: Set<string> }> {
+  const received = new Set<string>();
+  const server = http.createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      received.add(String(request.headers["webhook-id"]));
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  cleanups.push(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received };
 }
 
 async function startServers(db: ProvisionedDatabase): Promise<Servers> {
-  const { app, database, url, inFlight } = await startBenchService(db);
+  const { app, database, url, inFlight } = await startBenchService(
+    db,
+    settings.webhookEndpoints > 0 ? { WEBHOOK_ALLOW_PRIVATE_URLS: "true" } : {},
+  );
   const { merchant, keys } = await app.services.merchantService.createMerchant("Bench Shop");
+  let receiver: Servers["receiver"] = null;
+  if (settings.webhookEndpoints > 0) {
+    receiver = await startReceiver();
+    for (let i = 0; i < settings.webhookEndpoints; i++) {
+      const scope = { merchantId: merchant.id, mode: MERCHANT_MODE };
+      await app.services.webhookEndpoints.create(scope, { url: `${receiver.url}/hook/${i}`, events: ["order.created"] });
+    }
+  }
   const started = performance.now();
   const ids = await seedOrders(app, { merchantId: merchant.id, mode: MERCHANT_MODE }, settings.orders);
   log(`  seeded ${ids.length} orders in ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -85,7 +123,33 @@ async function startServers(db: ProvisionedDatabase): Promise<Servers> {
     prepared: settings.baselinePrepared && db.kind === "postgres",
   });
   cleanups.push(() => baseline.close());
-  return { service: { url, app, database, inFlight }, baseline, apiKey: keys.test, ids };
+  return { service: { url, app, database, inFlight }, baseline, apiKey: keys.test, ids, merchantId: merchant.id, receiver };
+}
+
+/**
+ * With webhook endpoints: waits until every delivery of the bench shop has succeeded, and checks that the receiver
+ * got each exactly as many as were written (one per order created while an endpoint existed, per endpoint).
+ */
+async function checkDeliveries(servers: Servers): Promise<void> {
+  if (!servers.receiver) return;
+  const { pool } = servers.service.database;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const { rows } = await pool.query<{ total: number; done: number }>(
+      `SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'succeeded')::int AS done
+       FROM webhook_deliveries WHERE merchant_id = $1`,
+      [servers.merchantId],
+    );
+    const { total, done } = rows[0];
+    if (total === done && servers.receiver.received.size === total) {
+      log(`  webhooks: ${total} deliveries, all succeeded and received once`);
+      return;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`webhooks: ${done} of ${total} deliveries succeeded, ${servers.receiver.received.size} received`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 // ----------------------------------------------------------------------------------------- measurement
@@ -267,6 +331,7 @@ async function main(): Promise<void> {
       cleanups.push(() => db.drop());
       const servers = await startServers(db);
       for (const scenario of settings.scenarios) runs.push(...(await measure(worker, db, servers, scenario)));
+      await checkDeliveries(servers);
       // Close this database's servers and drop it before moving on to the next.
       while (cleanups.length > mark) await cleanUp(cleanups.pop()!);
     }
