@@ -133,7 +133,8 @@ async function startServers(db: ProvisionedDatabase): Promise<Servers> {
 async function checkDeliveries(servers: Servers): Promise<void> {
   if (!servers.receiver) return;
   const { pool } = servers.service.database;
-  const deadline = Date.now() + 120_000;
+  const started = Date.now();
+  const deadline = started + 300_000;
   for (;;) {
     const { rows } = await pool.query<{ total: number; done: number }>(
       `SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'succeeded')::int AS done
@@ -142,7 +143,7 @@ async function checkDeliveries(servers: Servers): Promise<void> {
     );
     const { total, done } = rows[0];
     if (total === done && servers.receiver.received.size === total) {
-      log(`  webhooks: ${total} deliveries, all succeeded and received once`);
+      log(`  webhooks: ${total} deliveries, all succeeded and received once; the last ${((Date.now() - started) / 1000).toFixed(1)} s after the load ended`);
       return;
     }
     if (Date.now() > deadline) {

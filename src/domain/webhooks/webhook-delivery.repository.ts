@@ -165,9 +165,13 @@ const CLAIM_DUE_SQL = `
       WHERE d.status = 'pending' AND d.endpoint_id = w.endpoint_id AND d.next_attempt_at <= now()
         AND (d.lease_until IS NULL OR d.lease_until <= now())
         AND NOT EXISTS (
+          -- A probe of (endpoint_id, order_id, event_sequence), which holds an order's few deliveries: status is
+          -- compared as text so that the planner cannot take the status index instead, which made it read every
+          -- pending delivery of the endpoint for each candidate (with 8,000 pending, 500,000 rows and 340 ms for a
+          -- claim of 64; bench:rest with BENCH_WEBHOOK_ENDPOINTS=1).
           SELECT 1 FROM webhook_deliveries earlier
           WHERE earlier.endpoint_id = d.endpoint_id AND earlier.order_id = d.order_id
-            AND earlier.status = 'pending' AND earlier.event_sequence < d.event_sequence)
+            AND earlier.event_sequence < d.event_sequence AND earlier.status::text = 'pending')
       ORDER BY d.next_attempt_at, d.event_sequence
       LIMIT greatest($3 - coalesce(busy.in_flight, 0), 0)
     ) c
@@ -261,7 +265,6 @@ interface ClaimedDeliveryRow {
 
 // Run on every dispatcher pass (their planning took 0.45 and 0.66 ms a call): prepared once per connection.
 const fanOut = preparedStatement("webhooks_fan_out", FAN_OUT_SQL);
-const claimDue = preparedStatement("webhooks_claim_due", CLAIM_DUE_SQL);
 
 export class WebhookDeliveryRepository {
   constructor(
@@ -287,13 +290,18 @@ export class WebhookDeliveryRepository {
    */
   async claimDue(limit: number, perEndpoint: number, inFlight: ReadonlyMap<string, number>, leaseMs: number): Promise<ClaimedDelivery[]> {
     const busy = [...inFlight].filter(([, count]) => count > 0);
-    const { rows } = await this.pool.query<ClaimedDeliveryRow>(claimDue([
+    // Not prepared: planned on every call, never from a cached plan. Its best plan follows the queue (how many pending
+    // deliveries, for how many endpoints), and a generic plan cached while the table was small read every delivery of
+    // an endpoint for each candidate, or the whole table, once it had grown (auto_explain under bench:rest with
+    // BENCH_WEBHOOK_ENDPOINTS=1 on a new database: 180–360 ms per claim at 40,000 deliveries; the dispatcher fell
+    // behind by 15,000). Planning costs 1–2 ms, once per claim of up to 64 deliveries per endpoint.
+    const { rows } = await this.pool.query<ClaimedDeliveryRow>(CLAIM_DUE_SQL, [
       busy.map(([endpointId]) => endpointId),
       busy.map(([, count]) => count),
       perEndpoint,
       limit,
       leaseMs,
-    ], this.prepare));
+    ]);
     return rows.map((row) => ({
       id: row.id,
       eventId: row.event_id,
