@@ -292,10 +292,10 @@ export class WebhookDeliveryRepository {
   async claimDue(limit: number, perEndpoint: number, inFlight: ReadonlyMap<string, number>, leaseMs: number): Promise<ClaimedDelivery[]> {
     const busy = [...inFlight].filter(([, count]) => count > 0);
     // Not prepared: planned on every call, never from a cached plan. Its best plan follows the queue (how many pending
-    // deliveries, for how many endpoints), and a generic plan cached while the table was small read every delivery of
-    // an endpoint for each candidate, or the whole table, once it had grown (auto_explain under bench:rest with
-    // BENCH_WEBHOOK_ENDPOINTS=1 on a new database: 180–360 ms per claim at 40,000 deliveries; the dispatcher fell
-    // behind by 15,000). Planning costs 0.5–2 ms, once per claim of up to 64 deliveries per endpoint.
+    // deliveries, for how many endpoints), and a generic plan cached while the table was nearly empty went on reading
+    // every delivery of the endpoint for each candidate, and the whole table for the final update, once it had grown
+    // (auto_explain under bench:rest with BENCH_WEBHOOK_ENDPOINTS=1 on a new database: 180–360 ms per claim at 40,000
+    // deliveries). Planning costs 0.5–2 ms, once per claim of up to 64 deliveries per endpoint.
     const { rows } = await this.pool.query<ClaimedDeliveryRow>(CLAIM_DUE_SQL, [
       busy.map(([endpointId]) => endpointId),
       busy.map(([, count]) => count),
