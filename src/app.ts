@@ -12,10 +12,13 @@ import { OrderRepository } from "./domain/orders/order.repository.ts";
 import { OrderService } from "./domain/orders/order.service.ts";
 import { OrderStatsRepository } from "./domain/stats/order-stats.repository.ts";
 import { OrderStatsService } from "./domain/stats/order-stats.service.ts";
+import type { AppServices } from "./app-services.ts";
 import { buildHttpServer, type App } from "./http/server.ts";
 import { createGraphQLSchema } from "./graphql/schema.ts";
 import { startSubscriptionServer, type SubscriptionServerOptions } from "./graphql/subscriptions/websocket-server.ts";
 import { drain } from "./http/in-flight.ts";
+import { PublicUrls } from "./domain/public-urls.ts";
+import { loadSecretBox } from "./runtime/secrets-key.ts";
 import { throttledWarn } from "./logger.ts";
 import { createMetrics, registerScheduleGauge, registerWebhookQueueGauges, type Metrics } from "./metrics.ts";
 import { ConfirmationPolicyRepository } from "./domain/confirmation/confirmation-policy.repository.ts";
@@ -42,37 +45,6 @@ import { abandonedSendAgeMs, startMaintenance } from "./workers/maintenance.work
 
 /** How long app.close() lets open HTTP connections end by themselves before cutting them. */
 const HTTP_CLOSE_GRACE_MS = 3_000;
-
-export interface AppServices {
-  config: Config;
-  database: Database;
-  redis: Redis | null;
-  metrics: Metrics;
-  bus: OrderEventBus;
-  /** Committed order events from every instance (through Redis when configured), for live subscribers. */
-  liveEvents: LiveOrderEvents;
-  merchantService: MerchantService;
-  orderService: OrderService;
-  idempotency: IdempotencyService;
-  /** Dashboard figures of the caller's orders (REST and GraphQL). */
-  orderStats: OrderStatsService;
-  phones: SimulatedPhones;
-  simulator: SimulatorService;
-  webhookEndpoints: WebhookEndpointService;
-  /** Delivers the outbox to merchants' endpoints; `wake()` after writing anything it should act on now. */
-  webhookDispatcher: WebhookDispatcher;
-  webhookDeliveries: WebhookDeliveryService;
-  /** Merchants' confirmation policies (reminders, quiet hours, expiry). */
-  confirmationPolicies: ConfirmationPolicyService;
-  /** Reminder messages as provider callbacks see them. */
-  reminders: ReminderService;
-  /** Sends due reminders and expires unanswered orders; `wake()` to look for due work now. */
-  confirmationScheduler: ConfirmationScheduler;
-  /** Console accounts (the CLI manages them; the first start creates the demo user). */
-  users: UserService;
-  /** Console sign-in and the sessions behind the `ocs_session` cookie. */
-  sessions: SessionService;
-}
 
 export interface RunningApp {
   services: AppServices;
@@ -102,6 +74,12 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
         if (modified.length) logger.warn({ modified }, "applied migrations were edited afterwards (checksum differs)");
       },
     }));
+  const secrets = loadSecretBox(config, logger);
+  let listening: App | null = null;
+  const publicUrls = new PublicUrls(config.publicBaseUrl, () => {
+    const address = listening?.server.address();
+    return address && typeof address === "object" ? address.port : null;
+  });
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
   const metrics = createMetrics();
   const bus = new OrderEventBus();
@@ -143,6 +121,8 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     database,
     redis,
     metrics,
+    secrets,
+    publicUrls,
     bus,
     liveEvents,
     merchantService: new MerchantService(merchantRepository),
@@ -179,6 +159,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   };
   const graphqlSchema = createGraphQLSchema(services);
   const http = await buildHttpServer(services, config, logger, graphqlSchema);
+  listening = http;
   // graphql-transport-ws on the same port and path as HTTP /graphql (Fastify ignores upgrade requests).
   const subscriptions = startSubscriptionServer(http.server, services, graphqlSchema, logger, options.subscriptions);
   const maintenance = startMaintenance(services, logger);

@@ -83,6 +83,26 @@ const originList = z.string().transform((text, ctx) => {
   return origins;
 });
 
+/** An http(s) origin with an optional path prefix and no query: every link and callback URL starts with it. */
+const publicBaseUrl = z.string().transform((text, ctx) => {
+  const parsed = URL.canParse(text) ? new URL(text) : null;
+  if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.search || parsed.hash || parsed.username || parsed.password) {
+    ctx.addIssue({ code: "custom", message: `"${text}" is not a base URL (https://confirm.example.com, no query or credentials)` });
+    return z.NEVER;
+  }
+  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
+});
+
+/** 32 bytes, base64 (standard or URL-safe alphabet). */
+const secretsKey = z.string().transform((text, ctx) => {
+  const key = Buffer.from(text.trim(), "base64");
+  if (key.length !== 32) {
+    ctx.addIssue({ code: "custom", message: "must be 32 bytes in base64 (generate one with: openssl rand -base64 32)" });
+    return z.NEVER;
+  }
+  return key;
+});
+
 const envSchema = z.object({
   NODE_ENV: z.string().default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -94,6 +114,8 @@ const envSchema = z.object({
   HTTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(256),
   DATABASE_URL: databaseUrl.optional(),
   DATA_DIR: z.string().min(1).default("./data"),
+  PUBLIC_BASE_URL: publicBaseUrl.optional(),
+  SECRETS_KEY: secretsKey.optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
   WHATSAPP_API_URL: z.string().url().default("https://graph.facebook.com/v26.0"),
   WHATSAPP_PHONE_NUMBER_ID: z.string().min(1).optional(),
@@ -144,6 +166,13 @@ export interface Config {
   };
   database: DatabaseTarget;
   dataDir: string;
+  /**
+   * The origin (and optional path prefix) customers and stores reach, without a trailing slash; null: the
+   * listening address as `http://localhost:<port>` (SPEC §12). Read it through `PublicUrls`, never directly.
+   */
+  publicBaseUrl: string | null;
+  /** Encrypts secrets at rest (SPEC §14); null: outside production, a key generated once into DATA_DIR. */
+  secretsKey: Buffer | null;
   redisUrl: string | null;
   whatsapp: {
     apiUrl: string;
@@ -236,6 +265,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     database: databaseTarget(env.DATABASE_URL, env.DATA_DIR),
     dataDir: env.DATA_DIR,
+    publicBaseUrl: env.PUBLIC_BASE_URL ?? null,
+    secretsKey: env.SECRETS_KEY ?? null,
     redisUrl: env.REDIS_URL ?? null,
     whatsapp,
     confirmation: { minDelayMs: env.CONFIRMATION_MIN_DELAY },

@@ -1,5 +1,5 @@
 import DataLoader from "dataloader";
-import type { AppServices } from "../app.ts";
+import type { AppServices } from "../app-services.ts";
 import { NotFoundError, type UnauthorizedError } from "../domain/errors.ts";
 import type { MerchantScope } from "../domain/orders/order.repository.ts";
 import type { OrderView } from "../domain/orders/order.view.ts";

@@ -12,7 +12,7 @@ import {
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { GraphQLError, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
-import type { AppServices } from "../app.ts";
+import type { AppServices } from "../app-services.ts";
 import type { Config } from "../config.ts";
 import { ForbiddenError, UnauthorizedError, ValidationError } from "../domain/errors.ts";
 import type { SessionPrincipal } from "../domain/users/session.service.ts";

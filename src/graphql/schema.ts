@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { GraphQLSchema } from "graphql";
 import { makeExecutableSchema } from "@graphql-tools/schema";
-import type { AppServices } from "../app.ts";
+import type { AppServices } from "../app-services.ts";
 import type { Resolvers } from "../generated/graphql.ts";
 import { orderResolvers } from "./resolvers/order.resolvers.ts";
 import { apiKeyResolvers } from "./resolvers/api-key.resolvers.ts";

@@ -6,7 +6,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject, type ZodTypeProvider } 
 import type { Logger } from "pino";
 import { randomUUID } from "node:crypto";
 import type { Config } from "../config.ts";
-import type { AppServices } from "../app.ts";
+import type { AppServices } from "../app-services.ts";
 import type { Language } from "../i18n/messages.ts";
 import { identifyCaller, rejectUnauthenticated } from "./auth.ts";
 import { mapErrorToHttp, RateLimitedError, RouteNotFoundError } from "./error-mapper.ts";

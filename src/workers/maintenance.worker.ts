@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { AppServices } from "../app.ts";
+import type { AppServices } from "../app-services.ts";
 
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 const ABANDONED_SEND_INTERVAL_MS = 60 * 1000;

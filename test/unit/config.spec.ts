@@ -299,3 +299,20 @@ describe("console sessions (SPEC §10)", () => {
     expect(configError({ COOKIE_SECURE: "maybe" }).problems[0]).toMatch(/^COOKIE_SECURE:/);
   });
 });
+
+describe("PUBLIC_BASE_URL and SECRETS_KEY (SPEC §12, §14)", () => {
+  it("keeps the base URL without a trailing slash and refuses one with a query or credentials", () => {
+    expect(loadConfig({ PUBLIC_BASE_URL: "https://confirm.example.com/" }).publicBaseUrl).toBe("https://confirm.example.com");
+    expect(loadConfig({ PUBLIC_BASE_URL: "https://example.com/ocs/" }).publicBaseUrl).toBe("https://example.com/ocs");
+    expect(loadConfig({}).publicBaseUrl).toBeNull();
+    for (const bad of ["ftp://example.com", "https://example.com/?a=1", "https://u:p@example.com", "example.com"]) {
+      expect(() => loadConfig({ PUBLIC_BASE_URL: bad }), bad).toThrow(/PUBLIC_BASE_URL/);
+    }
+  });
+
+  it("takes a 32-byte base64 secrets key and refuses any other length", () => {
+    const key = Buffer.alloc(32, 7);
+    expect(loadConfig({ SECRETS_KEY: key.toString("base64") }).secretsKey?.equals(key)).toBe(true);
+    expect(() => loadConfig({ SECRETS_KEY: Buffer.alloc(16).toString("base64") })).toThrow(/SECRETS_KEY: must be 32 bytes/);
+  });
+});

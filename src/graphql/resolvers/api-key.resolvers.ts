@@ -1,4 +1,4 @@
-import type { AppServices } from "../../app.ts";
+import type { AppServices } from "../../app-services.ts";
 import type { ApiKeyRecord } from "../../domain/merchants/merchant.repository.ts";
 import type { ApiKey, KeyMode, MutationResolvers, QueryResolvers } from "../../generated/graphql.ts";
 import { toUserErrors } from "../error-mapper.ts";

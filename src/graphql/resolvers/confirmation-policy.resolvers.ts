@@ -1,4 +1,4 @@
-import type { AppServices } from "../../app.ts";
+import type { AppServices } from "../../app-services.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import type { ConfirmationPolicy as DomainPolicy } from "../../domain/confirmation/confirmation-policy.ts";
 import { problemFromIssue } from "../../i18n/zod-issues.ts";

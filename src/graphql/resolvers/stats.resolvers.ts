@@ -1,4 +1,4 @@
-import type { AppServices } from "../../app.ts";
+import type { AppServices } from "../../app-services.ts";
 import { readOrderStatsQuery } from "../../domain/stats/order-stats.ts";
 import type { QueryResolvers, StatsInterval } from "../../generated/graphql.ts";
 import { asCaller } from "./caller-guard.ts";

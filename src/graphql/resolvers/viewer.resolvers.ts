@@ -1,4 +1,4 @@
-import type { AppServices } from "../../app.ts";
+import type { AppServices } from "../../app-services.ts";
 import type { KeyMode, QueryResolvers } from "../../generated/graphql.ts";
 import { asCaller } from "./caller-guard.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AppServices } from "../../app.ts";
+import type { AppServices } from "../../app-services.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import { encodeCursor } from "../../domain/orders/order-cursor.ts";
 import { pageCursor, pageLimit } from "../../domain/orders/order.schemas.ts";

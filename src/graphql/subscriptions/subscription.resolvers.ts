@@ -1,4 +1,4 @@
-import type { AppServices } from "../../app.ts";
+import type { AppServices } from "../../app-services.ts";
 import { NotFoundError } from "../../domain/errors.ts";
 import type { StoredEvent } from "../../domain/orders/order.repository.ts";
 import type { ResolversTypes, SubscriptionResolvers } from "../../generated/graphql.ts";

@@ -15,7 +15,7 @@ import { CloseCode, type Context, type SubscribePayload } from "graphql-ws";
 import { useServer, type Extra } from "graphql-ws/use/ws";
 import type { Logger } from "pino";
 import { WebSocket, WebSocketServer } from "ws";
-import type { AppServices } from "../../app.ts";
+import type { AppServices } from "../../app-services.ts";
 import { UnauthorizedError } from "../../domain/errors.ts";
 import { SlowConsumerError } from "../../domain/orders/live-order-events.ts";
 import type { Language } from "../../i18n/messages.ts";

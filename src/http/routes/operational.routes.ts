@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import type { AppServices } from "../../app.ts";
+import type { AppServices } from "../../app-services.ts";
 import { withoutUnusedSchemas } from "../openapi.ts";
 
 const publicRoute = { public: true } as const;

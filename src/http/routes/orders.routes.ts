@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import type { AppServices } from "../../app.ts";
+import type { AppServices } from "../../app-services.ts";
 import { createOrderInput } from "../../domain/orders/order.schemas.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { callerOf } from "../auth.ts";

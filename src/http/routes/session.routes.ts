@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppServices } from "../../app.ts";
+import type { AppServices } from "../../app-services.ts";
 import { ForbiddenError } from "../../domain/errors.ts";
 import { clearedSessionCookie, isAllowedOrigin, sessionCookie, sessionCookieOf } from "../console-session.ts";
 import { errorSchema, validationErrorSchema } from "../schemas.ts";

@@ -2,7 +2,7 @@ import { PassThrough } from "node:stream";
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { AppServices } from "../../app.ts";
+import type { AppServices } from "../../app-services.ts";
 import { callerOf } from "../auth.ts";
 import { customerActionBody, deliveryBody, errorSchema, orderIdParams, orderSchema, validationErrorSchema } from "../schemas.ts";
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import type { AppServices } from "../../app.ts";
+import type { AppServices } from "../../app-services.ts";
 import { orderStatsQuery } from "../../domain/stats/order-stats.ts";
 import { callerOf } from "../auth.ts";
 import { errorSchema, orderStatsSchema, validationErrorSchema } from "../schemas.ts";

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import type { AppServices } from "../../app.ts";
+import type { AppServices } from "../../app-services.ts";
 import { createWebhookEndpointInput, updateWebhookEndpointInput } from "../../domain/webhooks/webhook-endpoint.schemas.ts";
 import { callerOf } from "../auth.ts";
 import { errorSchema, validationErrorSchema } from "../schemas.ts";

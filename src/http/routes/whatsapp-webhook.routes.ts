@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyPluginAsync } from "fastify";
-import type { AppServices } from "../../app.ts";
+import type { AppServices } from "../../app-services.ts";
 import { headerValue } from "../auth.ts";
 import { RetryLaterError, applyCallback, hasValidSignature } from "../whatsapp-callbacks.ts";
 

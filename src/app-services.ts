@@ -1,0 +1,61 @@
+import type { Redis } from "ioredis";
+import type { Config } from "./config.ts";
+import type { Database } from "./db/database.ts";
+import type { ConfirmationPolicyService } from "./domain/confirmation/confirmation-policy.service.ts";
+import type { ReminderService } from "./domain/confirmation/reminder.service.ts";
+import type { IdempotencyService } from "./domain/idempotency/idempotency.service.ts";
+import type { MerchantService } from "./domain/merchants/merchant.service.ts";
+import type { LiveOrderEvents } from "./domain/orders/live-order-events.ts";
+import type { OrderEventBus } from "./domain/orders/order-events.bus.ts";
+import type { OrderService } from "./domain/orders/order.service.ts";
+import type { PublicUrls } from "./domain/public-urls.ts";
+import type { SecretBox } from "./domain/secrets/secret-box.ts";
+import type { OrderStatsService } from "./domain/stats/order-stats.service.ts";
+import type { SessionService } from "./domain/users/session.service.ts";
+import type { UserService } from "./domain/users/user.service.ts";
+import type { WebhookDeliveryService } from "./domain/webhooks/webhook-delivery.service.ts";
+import type { WebhookEndpointService } from "./domain/webhooks/webhook-endpoint.service.ts";
+import type { Metrics } from "./metrics.ts";
+import type { SimulatedPhones } from "./providers/simulator/simulated-phones.ts";
+import type { SimulatorService } from "./providers/simulator/simulator.service.ts";
+import type { ConfirmationScheduler } from "./workers/confirmation-scheduler.ts";
+import type { WebhookDispatcher } from "./workers/webhook-dispatcher.ts";
+
+/**
+ * Every service the transports (REST, GraphQL, websockets, workers) receive. It lives apart from the composition
+ * root (app.ts), which builds it, so that the doors depend on the services' types and never on the wiring.
+ */
+export interface AppServices {
+  config: Config;
+  database: Database;
+  redis: Redis | null;
+  metrics: Metrics;
+  /** Seals and opens secrets kept at rest (endpoint secrets, store credentials). */
+  secrets: SecretBox;
+  /** Links and callback URLs handed to customers, providers and stores. */
+  publicUrls: PublicUrls;
+  bus: OrderEventBus;
+  /** Committed order events from every instance (through Redis when configured), for live subscribers. */
+  liveEvents: LiveOrderEvents;
+  merchantService: MerchantService;
+  orderService: OrderService;
+  idempotency: IdempotencyService;
+  /** Dashboard figures of the caller's orders (REST and GraphQL). */
+  orderStats: OrderStatsService;
+  phones: SimulatedPhones;
+  simulator: SimulatorService;
+  webhookEndpoints: WebhookEndpointService;
+  /** Delivers the outbox to merchants' endpoints; `wake()` after writing anything it should act on now. */
+  webhookDispatcher: WebhookDispatcher;
+  webhookDeliveries: WebhookDeliveryService;
+  /** Merchants' confirmation policies (reminders, quiet hours, expiry). */
+  confirmationPolicies: ConfirmationPolicyService;
+  /** Reminder messages as provider callbacks see them. */
+  reminders: ReminderService;
+  /** Sends due reminders and expires unanswered orders; `wake()` to look for due work now. */
+  confirmationScheduler: ConfirmationScheduler;
+  /** Console accounts (the CLI manages them; the first start creates the demo user). */
+  users: UserService;
+  /** Console sign-in and the sessions behind the `ocs_session` cookie. */
+  sessions: SessionService;
+}
