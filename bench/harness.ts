@@ -203,6 +203,8 @@ export async function startBenchService(db: ProvisionedDatabase, env: Record<str
     PORT: "0",
     LOG_LEVEL: "silent",
     RATE_LIMIT_MAX: "1000000000",
+    // Production on PostgreSQL refuses to start without a secrets key (SPEC §14); the bench's is throwaway.
+    SECRETS_KEY: randomBytes(32).toString("base64"),
     ...env,
   });
   config.database = { kind: "postgres", url: db.url };
