@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
+import type { ConfirmationPageService } from "./domain/confirmation-page/confirmation-page.service.ts";
 import type { ConfirmationPolicyService } from "./domain/confirmation/confirmation-policy.service.ts";
 import type { ReminderService } from "./domain/confirmation/reminder.service.ts";
 import type { IdempotencyService } from "./domain/idempotency/idempotency.service.ts";
@@ -52,6 +53,8 @@ export interface AppServices {
   confirmationPolicies: ConfirmationPolicyService;
   /** Reminder messages as provider callbacks see them. */
   reminders: ReminderService;
+  /** The customer's confirmation page `/c/<token>` and its link (SPEC §12). */
+  confirmationPages: ConfirmationPageService;
   /** Sends due reminders and expires unanswered orders; `wake()` to look for due work now. */
   confirmationScheduler: ConfirmationScheduler;
   /** Console accounts (the CLI manages them; the first start creates the demo user). */

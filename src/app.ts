@@ -22,6 +22,9 @@ import { loadSecretBox } from "./runtime/secrets-key.ts";
 import { throttledWarn } from "./logger.ts";
 import { createMetrics, registerScheduleGauge, registerWebhookQueueGauges, type Metrics } from "./metrics.ts";
 import { ConfirmationPolicyRepository } from "./domain/confirmation/confirmation-policy.repository.ts";
+import { ConfirmationPageService } from "./domain/confirmation-page/confirmation-page.service.ts";
+import { ConfirmationPageRepository } from "./domain/confirmation-page/confirmation-page.repository.ts";
+import { PageTokens } from "./domain/confirmation-page/page-token.ts";
 import { ConfirmationPolicyService } from "./domain/confirmation/confirmation-policy.service.ts";
 import { OrderExpiryRepository } from "./domain/confirmation/order-expiry.repository.ts";
 import { OrderTaskRepository } from "./domain/confirmation/order-task.repository.ts";
@@ -144,6 +147,12 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       config.confirmation.minDelayMs,
     ),
     reminders: new ReminderService(orderTasks),
+    confirmationPages: new ConfirmationPageService(
+      new PageTokens(secrets.current.key),
+      new ConfirmationPageRepository(database.pool, database.prepareStatements),
+      orderService,
+      publicUrls,
+    ),
     confirmationScheduler,
     users: new UserService(userRepository, (merchantId) => merchantRepository.exists(merchantId)),
     sessions: new SessionService(

@@ -304,6 +304,11 @@ export type MutationUpdateWebhookEndpointArgs = {
 /** An order and the state of its WhatsApp confirmation: the same data as the REST order and the webhook payload. */
 export type Order = {
   __typename?: 'Order';
+  /**
+   * The customer's confirmation page (PUBLIC_BASE_URL/c/<token>): the same URL every time, to send the customer
+   * through any channel. Null for console viewers.
+   */
+  confirmationUrl?: Maybe<Scalars['String']['output']>;
   /** When the order was accepted for sending (or stored failed). */
   createdAt: Scalars['DateTime']['output'];
   /** ISO 4217 code, upper-case. */
@@ -1121,6 +1126,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
 };
 
 export type OrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Order'] = ResolversParentTypes['Order']> = {
+  confirmationUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   customerAction?: Resolver<Maybe<ResolversTypes['CustomerAction']>, ParentType, ContextType>;

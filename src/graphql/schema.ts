@@ -8,6 +8,7 @@ import { apiKeyResolvers } from "./resolvers/api-key.resolvers.ts";
 import { confirmationResolvers } from "./resolvers/confirmation-policy.resolvers.ts";
 import { viewerResolvers } from "./resolvers/viewer.resolvers.ts";
 import { webhookResolvers } from "./resolvers/webhook.resolvers.ts";
+import { confirmationPageResolvers } from "./resolvers/confirmation-page.resolvers.ts";
 import { statsResolvers } from "./resolvers/stats.resolvers.ts";
 import { DateTimeScalar, JSONScalar } from "./scalars.ts";
 import { subscriptionResolvers } from "./subscriptions/subscription.resolvers.ts";
@@ -29,7 +30,7 @@ export function createGraphQLSchema(services: AppServices): GraphQLSchema {
     JSON: JSONScalar,
     Query: { ...orders.Query, ...confirmation.Query, ...viewer.Query, ...apiKeys.Query, ...webhooks.Query, ...stats.Query },
     Mutation: { ...orders.Mutation, ...confirmation.Mutation, ...apiKeys.Mutation, ...webhooks.Mutation },
-    Order: { ...confirmation.Order, ...webhooks.Order },
+    Order: { ...confirmation.Order, ...webhooks.Order, ...confirmationPageResolvers(services).Order },
     OrderConnection: orders.OrderConnection,
     Subscription: subscriptionResolvers(services),
   };

@@ -31,6 +31,7 @@ import { webhookEndpointRoutes } from "./routes/webhook-endpoints.routes.ts";
 import { webhookDeliveryRoutes } from "./routes/webhook-deliveries.routes.ts";
 import { sessionRoutes } from "./routes/session.routes.ts";
 import { statsRoutes } from "./routes/stats.routes.ts";
+import { confirmationLinkRoutes, confirmationPageRoutes } from "./routes/confirmation-page.routes.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -187,10 +188,12 @@ export async function buildHttpServer(
   await app.register(webhookDeliveryRoutes(services), { prefix: "/api/v1" });
   await app.register(sessionRoutes(services), { prefix: "/api/v1" });
   await app.register(statsRoutes(services), { prefix: "/api/v1" });
+  await app.register(confirmationLinkRoutes(services), { prefix: "/api/v1" });
   await app.register(simulatorTestRoutes(services), { prefix: "/api/v1/test" });
   await app.register(simulatorPageRoutes());
   await app.register(consolePageRoutes());
   await app.register(whatsappWebhookRoutes(services));
+  await app.register(confirmationPageRoutes(services));
   // GraphQL (SPEC §6): Apollo at /graphql, closed by app.close() through Fastify's onClose.
   await app.register(await graphqlRoutes(services, config, logger, graphqlSchema));
   return app;
