@@ -127,6 +127,14 @@ const envSchema = z.object({
   WHATSAPP_REMINDER_TEMPLATE_NAME: z.string().min(1).default("order_confirmation_reminder"),
   WHATSAPP_MAX_SENDS_PER_SECOND: z.coerce.number().positive().max(10_000).default(80),
   CONFIRMATION_MIN_DELAY: duration.prefault("5m"),
+  SMS_PROVIDER: z.enum(["twilio"]).optional(),
+  TWILIO_ACCOUNT_SID: z.string().regex(/^AC[0-9a-fA-F]{32}$/, "must be an Account SID (AC followed by 32 hex digits)").optional(),
+  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  TWILIO_FROM: z
+    .string()
+    .regex(/^(\+[1-9]\d{1,14}|MG[0-9a-fA-F]{32}|[A-Za-z0-9 ]{1,11})$/, "must be a number in E.164 (+15551234567), a Messaging Service SID (MG…) or an alphanumeric sender ID")
+    .optional(),
+  TWILIO_API_URL: z.string().url().default("https://api.twilio.com"),
   WEBHOOK_RETRY_SCHEDULE: retrySchedule.prefault(["5s", "5m", "30m", "2h", "5h", "10h", "10h"].join(",")),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(15_000),
   WEBHOOK_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
@@ -185,6 +193,11 @@ export interface Config {
     timeoutMs: number;
     /** Reminder sends per second across all instances (Meta's default throughput per number is 80). */
     maxSendsPerSecond: number;
+  };
+  /** SMS (SPEC §12): the live provider (null = no live SMS; the fallback then does nothing in live mode). */
+  sms: {
+    provider: "twilio" | null;
+    twilio: { apiUrl: string; accountSid: string; authToken: string; from: string } | null;
   };
   /** Confirmation policies (SPEC §9): the shortest reminder/expiry delay a merchant may set. */
   confirmation: { minDelayMs: number };
@@ -251,6 +264,26 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   if (whatsapp.phoneNumberId && whatsapp.accessToken && !whatsapp.appSecret) {
     throw new ConfigError(["WHATSAPP_APP_SECRET: required when live mode is configured (it verifies Meta's callbacks)"]);
   }
+  const twilioMissing = [
+    ["TWILIO_ACCOUNT_SID", env.TWILIO_ACCOUNT_SID],
+    ["TWILIO_AUTH_TOKEN", env.TWILIO_AUTH_TOKEN],
+    ["TWILIO_FROM", env.TWILIO_FROM],
+  ].filter(([, value]) => !value);
+  if (env.SMS_PROVIDER === "twilio" && twilioMissing.length) {
+    throw new ConfigError(twilioMissing.map(([name]) => `${name}: required when SMS_PROVIDER=twilio`));
+  }
+  const sms: Config["sms"] =
+    env.SMS_PROVIDER === "twilio"
+      ? {
+          provider: "twilio",
+          twilio: {
+            apiUrl: env.TWILIO_API_URL.replace(/\/+$/, ""),
+            accountSid: env.TWILIO_ACCOUNT_SID!,
+            authToken: env.TWILIO_AUTH_TOKEN!,
+            from: env.TWILIO_FROM!,
+          },
+        }
+      : { provider: null, twilio: null };
   return {
     env: env.NODE_ENV,
     production: env.NODE_ENV === "production",
@@ -269,6 +302,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     secretsKey: env.SECRETS_KEY ?? null,
     redisUrl: env.REDIS_URL ?? null,
     whatsapp,
+    sms,
     confirmation: { minDelayMs: env.CONFIRMATION_MIN_DELAY },
     webhooks: {
       retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE,

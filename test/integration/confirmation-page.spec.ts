@@ -185,7 +185,7 @@ describe("the answer", () => {
 
   it("a cross-site POST is 403 and changes nothing; same-origin and Origin-less requests are accepted", async () => {
     const { order, url } = await place();
-    for (const headers of [
+    for (const headers of <Record<string, string>[]>[
       { origin: "https://evil.example" },
       { origin: "null" },
       { "sec-fetch-site": "cross-site" },
