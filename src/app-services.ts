@@ -2,6 +2,8 @@ import type { Redis } from "ioredis";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
 import type { ConfirmationPageService } from "./domain/confirmation-page/confirmation-page.service.ts";
+import type { SmsService } from "./domain/sms/sms.service.ts";
+import type { SmsSender } from "./workers/sms-sender.ts";
 import type { ConfirmationPolicyService } from "./domain/confirmation/confirmation-policy.service.ts";
 import type { ReminderService } from "./domain/confirmation/reminder.service.ts";
 import type { IdempotencyService } from "./domain/idempotency/idempotency.service.ts";
@@ -55,6 +57,10 @@ export interface AppServices {
   reminders: ReminderService;
   /** The customer's confirmation page `/c/<token>` and its link (SPEC §12). */
   confirmationPages: ConfirmationPageService;
+  /** SMS status reports (Twilio callbacks, test mode) and each order's SMS records (SPEC §12). */
+  sms: SmsService;
+  /** Sends the SMS outbox; `wake()` after queuing an SMS. */
+  smsSender: SmsSender;
   /** Sends due reminders and expires unanswered orders; `wake()` to look for due work now. */
   confirmationScheduler: ConfirmationScheduler;
   /** Console accounts (the CLI manages them; the first start creates the demo user). */

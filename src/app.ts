@@ -25,6 +25,12 @@ import { ConfirmationPolicyRepository } from "./domain/confirmation/confirmation
 import { ConfirmationPageService } from "./domain/confirmation-page/confirmation-page.service.ts";
 import { ConfirmationPageRepository } from "./domain/confirmation-page/confirmation-page.repository.ts";
 import { PageTokens } from "./domain/confirmation-page/page-token.ts";
+import { SmsOutboxRepository } from "./domain/sms/sms-outbox.repository.ts";
+import { SmsService } from "./domain/sms/sms.service.ts";
+import type { SmsProvider } from "./domain/messaging/sms-provider.ts";
+import { SimulatorSmsProvider } from "./providers/simulator/simulator-sms.provider.ts";
+import { TwilioSmsProvider } from "./providers/twilio/twilio-sms.provider.ts";
+import { SmsSender } from "./workers/sms-sender.ts";
 import { ConfirmationPolicyService } from "./domain/confirmation/confirmation-policy.service.ts";
 import { OrderExpiryRepository } from "./domain/confirmation/order-expiry.repository.ts";
 import { OrderTaskRepository } from "./domain/confirmation/order-task.repository.ts";
@@ -94,8 +100,13 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const liveProvider = options.liveProvider ?? liveProviderFor(config);
   const providers = { forMode: (mode: "live" | "test") => (mode === "test" ? simulatorProvider : liveProvider) };
   const orderTasks = new OrderTaskRepository(database.pool);
+  // SMS (SPEC §12): the simulated phone in test mode, Twilio in live mode when SMS_PROVIDER is set.
+  const simulatorSms = new SimulatorSmsProvider(phones);
+  const liveSms = liveSmsProviderFor(config, publicUrls);
+  const smsProviders = { forMode: (mode: "live" | "test"): SmsProvider | null => (mode === "test" ? simulatorSms : liveSms) };
+  const smsModes = new Set<"live" | "test">(liveSms ? ["test", "live"] : ["test"]);
   const orderService = new OrderService(
-    new OrderRepository(database.prisma, database.pool, database.prepareStatements),
+    new OrderRepository(database.prisma, database.pool, database.prepareStatements, smsModes),
     providers,
     bus,
     logger,
@@ -116,6 +127,18 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       sendTimeoutMs: config.whatsapp.timeoutMs * 3 + 3_000,
     },
   );
+  const confirmationPages = new ConfirmationPageService(
+    new PageTokens(secrets.current.key),
+    new ConfirmationPageRepository(database.pool, database.prepareStatements),
+    orderService,
+    publicUrls,
+  );
+  const smsOutbox = new SmsOutboxRepository(database.prisma, database.pool);
+  const smsSender = new SmsSender(
+    { outbox: smsOutbox, providers: smsProviders, pageUrl: (orderId) => confirmationPages.urlOf(orderId), bus, logger },
+    { sendTimeoutMs: config.whatsapp.timeoutMs * 3 + 3_000 },
+  );
+  orderService.onSmsQueued = () => smsSender.wake();
   const merchantRepository = new MerchantRepository(database.prisma);
   const userRepository = new UserRepository(database.prisma);
   const signInAttempts = redis ? new RedisAttemptCounter(redis, new MemoryAttemptCounter()) : new MemoryAttemptCounter();
@@ -147,12 +170,9 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       config.confirmation.minDelayMs,
     ),
     reminders: new ReminderService(orderTasks),
-    confirmationPages: new ConfirmationPageService(
-      new PageTokens(secrets.current.key),
-      new ConfirmationPageRepository(database.pool, database.prepareStatements),
-      orderService,
-      publicUrls,
-    ),
+    confirmationPages,
+    sms: new SmsService(smsOutbox, orderService, bus),
+    smsSender,
     confirmationScheduler,
     users: new UserService(userRepository, (merchantId) => merchantRepository.exists(merchantId)),
     sessions: new SessionService(
@@ -174,6 +194,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const maintenance = startMaintenance(services, logger);
   webhookDispatcher.start();
   confirmationScheduler.start();
+  smsSender.start();
 
   return {
     services,
@@ -184,6 +205,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       // The dispatcher winds down alongside the HTTP server: attempts under way finish or are handed back.
       const dispatcherStopped = webhookDispatcher.stop();
       const schedulerStopped = confirmationScheduler.stop();
+      const smsStopped = smsSender.stop();
       // Connections still open after a grace period (a keep-alive socket Node does not count as idle, a client
       // that never finishes its request) are cut, so shutdown never waits on a client; handlers still running
       // are waited for below.
@@ -194,6 +216,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       await drain("shutdown", http.inFlight, 10_000, (message) => logger.warn(message));
       await dispatcherStopped;
       await schedulerStopped;
+      await smsStopped;
       await maintenance.stop();
       await liveEvents.close();
       redis?.disconnect();
@@ -207,6 +230,17 @@ function liveProviderFor(config: Config): MessagingProvider {
   const { apiUrl, phoneNumberId, accessToken, templateName, reminderTemplateName, timeoutMs } = config.whatsapp;
   if (!phoneNumberId || !accessToken) return new UnconfiguredProvider();
   return new WhatsAppCloudProvider({ apiUrl, phoneNumberId, accessToken, templateName, reminderTemplateName, timeoutMs });
+}
+
+/** Live SMS through Twilio once SMS_PROVIDER=twilio is configured; null otherwise (no live fallback). */
+function liveSmsProviderFor(config: Config, publicUrls: PublicUrls): SmsProvider | null {
+  const twilio = config.sms.twilio;
+  if (!twilio) return null;
+  return new TwilioSmsProvider({
+    ...twilio,
+    statusCallbackUrl: () => publicUrls.to("/webhooks/twilio"),
+    timeoutMs: config.whatsapp.timeoutMs,
+  });
 }
 
 /** Redis errors are logged (at most every 30 s while it stays down), never thrown at the process. */

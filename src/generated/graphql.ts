@@ -57,6 +57,8 @@ export type ConfirmationPolicy = {
   quietHours?: Maybe<QuietHours>;
   /** 0–3 reminder delays after the first message, strictly increasing, e.g. ["2h", "12h"]. */
   reminders: Array<Scalars['String']['output']>;
+  /** SMS fallback with the order's confirmation page when the first WhatsApp message fails with a listed code; null = off. */
+  smsFallback?: Maybe<SmsFallback>;
 };
 
 /** A whole new policy: omitted fields take their defaults (no reminders, no expiry, no quiet hours). */
@@ -67,6 +69,8 @@ export type ConfirmationPolicyInput = {
   quietHours?: InputMaybe<QuietHoursInput>;
   /** 0–3 delays, strictly increasing, e.g. ["2h", "12h"]. */
   reminders?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** SMS fallback, or null (or omitted) for none. */
+  smsFallback?: InputMaybe<SmsFallbackInput>;
 };
 
 /** How exact a count is. */
@@ -668,6 +672,19 @@ export type RotateWebhookEndpointSecretPayload = {
   userErrors: Array<UserError>;
 };
 
+/** SMS fallback (SPEC §12): the WhatsApp error codes of an asynchronous failure of the first message that send an SMS instead. */
+export type SmsFallback = {
+  __typename?: 'SmsFallback';
+  /** e.g. [131026] (not on WhatsApp, old app, terms not accepted). */
+  errorCodes: Array<Scalars['Int']['output']>;
+};
+
+/** SMS fallback of a new policy. */
+export type SmsFallbackInput = {
+  /** 1–20 WhatsApp error codes, e.g. [131026]. */
+  errorCodes: Array<Scalars['Int']['input']>;
+};
+
 /** The size of orderStats buckets. */
 export type StatsInterval =
   /** Local calendar days of the time zone. */
@@ -977,6 +994,8 @@ export type ResolversTypes = {
   RetryWebhookDeliveryPayload: ResolverTypeWrapper<RetryWebhookDeliveryPayload>;
   RevokeApiKeyPayload: ResolverTypeWrapper<RevokeApiKeyPayload>;
   RotateWebhookEndpointSecretPayload: ResolverTypeWrapper<RotateWebhookEndpointSecretPayload>;
+  SmsFallback: ResolverTypeWrapper<SmsFallback>;
+  SmsFallbackInput: SmsFallbackInput;
   StatsInterval: StatsInterval;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -1035,6 +1054,8 @@ export type ResolversParentTypes = {
   RetryWebhookDeliveryPayload: RetryWebhookDeliveryPayload;
   RevokeApiKeyPayload: RevokeApiKeyPayload;
   RotateWebhookEndpointSecretPayload: RotateWebhookEndpointSecretPayload;
+  SmsFallback: SmsFallback;
+  SmsFallbackInput: SmsFallbackInput;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   UpdateConfirmationPolicyPayload: UpdateConfirmationPolicyPayload;
@@ -1069,6 +1090,7 @@ export type ConfirmationPolicyResolvers<ContextType = GraphQLContext, ParentType
   expireAfter?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   quietHours?: Resolver<Maybe<ResolversTypes['QuietHours']>, ParentType, ContextType>;
   reminders?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  smsFallback?: Resolver<Maybe<ResolversTypes['SmsFallback']>, ParentType, ContextType>;
 };
 
 export type CreateApiKeyPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateApiKeyPayload'] = ResolversParentTypes['CreateApiKeyPayload']> = {
@@ -1262,6 +1284,10 @@ export type RotateWebhookEndpointSecretPayloadResolvers<ContextType = GraphQLCon
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
+export type SmsFallbackResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SmsFallback'] = ResolversParentTypes['SmsFallback']> = {
+  errorCodes?: Resolver<Array<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
   orderStatusChanged?: SubscriptionResolver<ResolversTypes['OrderStatusEvent'], "orderStatusChanged", ParentType, ContextType, Partial<SubscriptionOrderStatusChangedArgs>>;
 };
@@ -1363,6 +1389,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   RetryWebhookDeliveryPayload?: RetryWebhookDeliveryPayloadResolvers<ContextType>;
   RevokeApiKeyPayload?: RevokeApiKeyPayloadResolvers<ContextType>;
   RotateWebhookEndpointSecretPayload?: RotateWebhookEndpointSecretPayloadResolvers<ContextType>;
+  SmsFallback?: SmsFallbackResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   UpdateConfirmationPolicyPayload?: UpdateConfirmationPolicyPayloadResolvers<ContextType>;
   UpdateWebhookEndpointPayload?: UpdateWebhookEndpointPayloadResolvers<ContextType>;

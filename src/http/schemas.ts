@@ -125,6 +125,11 @@ export const confirmationPolicySchema = z
         timeZone: z.string().meta({ description: "IANA time zone" }),
       }),
     ),
+    smsFallback: nullable(
+      z.object({
+        errorCodes: z.array(z.number()).meta({ description: "WhatsApp error codes that send an SMS with the confirmation page instead" }),
+      }),
+    ).meta({ description: "SMS fallback (SPEC §12); null = off" }),
   })
   .meta({ id: "ConfirmationPolicy" });
 

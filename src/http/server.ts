@@ -32,6 +32,8 @@ import { webhookDeliveryRoutes } from "./routes/webhook-deliveries.routes.ts";
 import { sessionRoutes } from "./routes/session.routes.ts";
 import { statsRoutes } from "./routes/stats.routes.ts";
 import { confirmationLinkRoutes, confirmationPageRoutes } from "./routes/confirmation-page.routes.ts";
+import { twilioWebhookRoutes } from "./routes/twilio-webhook.routes.ts";
+import { smsTestRoutes } from "./routes/sms-test.routes.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -190,10 +192,12 @@ export async function buildHttpServer(
   await app.register(statsRoutes(services), { prefix: "/api/v1" });
   await app.register(confirmationLinkRoutes(services), { prefix: "/api/v1" });
   await app.register(simulatorTestRoutes(services), { prefix: "/api/v1/test" });
+  await app.register(smsTestRoutes(services), { prefix: "/api/v1/test" });
   await app.register(simulatorPageRoutes());
   await app.register(consolePageRoutes());
   await app.register(whatsappWebhookRoutes(services));
   await app.register(confirmationPageRoutes(services));
+  await app.register(twilioWebhookRoutes(services));
   // GraphQL (SPEC §6): Apollo at /graphql, closed by app.close() through Fastify's onClose.
   await app.register(await graphqlRoutes(services, config, logger, graphqlSchema));
   return app;

@@ -32,7 +32,12 @@ describe("the policy schema", () => {
   });
 
   it("accepts a full policy, unchanged", () => {
-    const policy = { reminders: ["5m", "2h", "12h"], expireAfter: "7d", quietHours: { start: "22:00", end: "09:00", timeZone: "Africa/Cairo" } };
+    const policy = {
+      reminders: ["5m", "2h", "12h"],
+      expireAfter: "7d",
+      quietHours: { start: "22:00", end: "09:00", timeZone: "Africa/Cairo" },
+      smsFallback: { errorCodes: [131026] },
+    };
     expect(schema.parse(policy)).toEqual(policy);
   });
 

@@ -49,7 +49,7 @@ describe("TwilioSmsProvider against the fake Twilio", () => {
       },
       { maxAttempts: 3, budgetMs: 3000, backoffMs: () => 10 },
     );
-  const message = { smsId: "s", orderId: "o", merchantId: "m", to: "966501234567", body: "Dates Shop: confirm ORD-1 https://x/c/t" };
+  const message = { smsId: "s", orderId: "o", merchantId: "m", to: "966501234567", body: "Dates Shop: confirm ORD-1 https://x/c/t", language: "en" as const, reminder: null };
 
   beforeAll(async () => {
     fake = await FakeTwilio.start();

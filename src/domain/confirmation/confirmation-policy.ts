@@ -9,9 +9,17 @@ export interface ConfirmationPolicy {
   /** Delay after the first message after which a still-pending order expires; null = never. */
   expireAfter: string | null;
   quietHours: QuietHours | null;
+  /**
+   * SMS fallback (SPEC §12): when the first WhatsApp message fails asynchronously with one of these codes, the
+   * order stays pending and an SMS with its confirmation page goes out; null = off.
+   */
+  smsFallback: { errorCodes: number[] } | null;
 }
 
-export const EMPTY_POLICY: ConfirmationPolicy = Object.freeze({ reminders: [], expireAfter: null, quietHours: null });
+export const EMPTY_POLICY: ConfirmationPolicy = Object.freeze({ reminders: [], expireAfter: null, quietHours: null, smsFallback: null });
+
+/** At most this many fallback codes (Meta's asynchronous failure codes number a few dozen). */
+export const MAX_SMS_FALLBACK_CODES = 20;
 
 export const MAX_REMINDERS = 3;
 
@@ -62,6 +70,18 @@ export function confirmationPolicyInput(minDelayMs: number) {
         .nullable()
         .default(null)
         .meta({ description: "Local hours in which reminders wait (expiry is not moved); null = none" }),
+      smsFallback: z
+        .strictObject({
+          errorCodes: z
+            .array(z.number().int().min(1).max(2_147_483_647))
+            .min(1)
+            .max(MAX_SMS_FALLBACK_CODES)
+            .transform((codes) => [...new Set(codes)])
+            .meta({ description: "WhatsApp error codes (asynchronous failures of the first message) that send an SMS instead, e.g. [131026]" }),
+        })
+        .nullable()
+        .default(null)
+        .meta({ description: "SMS fallback with the order's confirmation page; null = off" }),
     })
     .superRefine((policy, ctx) => {
       const delays = policy.reminders.map(policyDelayMs);
@@ -95,7 +115,7 @@ export interface PlannedTask {
  * falling in quiet hours wait until they end; reminders that would then coincide keep only the last one
  * (a customer never gets two at once), and a reminder that would be due at or after the expiry is dropped.
  */
-export function planSchedule(policy: ConfirmationPolicy, pendingAt: Date): PlannedTask[] {
+export function planSchedule(policy: Omit<ConfirmationPolicy, "smsFallback">, pendingAt: Date): PlannedTask[] {
   const expiryMs = policy.expireAfter === null ? null : policyDelayMs(policy.expireAfter);
   const expiresAt = expiryMs === null ? null : new Date(pendingAt.getTime() + expiryMs);
   const reminders: PlannedTask[] = [];

@@ -1,3 +1,5 @@
+import type { Language } from "./messaging-provider.ts";
+
 /**
  * The port through which SMS leave (SPEC §12): the fallback when WhatsApp cannot deliver, and the reminders of
  * such an order. Adapters: the simulator (test mode) and Twilio's Messages API (live mode).
@@ -10,6 +12,9 @@ export interface SmsMessage {
   /** Digits with country code, no leading + (the adapter formats it for the provider). */
   to: string;
   body: string;
+  language: Language;
+  /** The reminder's number (1..3), or null for the fallback SMS. */
+  reminder: number | null;
 }
 
 export type SmsSendResult =

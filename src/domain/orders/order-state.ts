@@ -19,6 +19,8 @@ export interface OrderState {
   status: Status;
   customerAction: CustomerAction | null;
   deliveryStatus: DeliveryStatus | null;
+  /** The SMS fallback codes in force for this order (SPEC §12; null or empty: none), as the repository read them. */
+  smsFallbackCodes?: readonly number[] | null;
 }
 
 export interface StateChange {
@@ -36,11 +38,22 @@ export type TimelineStep =
   | "expired"
   | "delivery_sent"
   | "delivery_delivered"
-  | "delivery_read";
+  | "delivery_read"
+  /** The first WhatsApp message failed and an SMS goes instead (SPEC §12): the order stays pending. */
+  | "message_failed";
 
 export type Decision =
-  /** Write `change` and its timeline `step`, and emit `event` when present. */
-  | { kind: "apply"; change: StateChange; event: OrderEventName | null; step: TimelineStep }
+  /**
+   * Write `change` and its timeline `step`, and emit `event` when present. `smsFallback`: queue the fallback SMS
+   * in the same transaction (SPEC §12).
+   */
+  | {
+      kind: "apply";
+      change: StateChange;
+      event: OrderEventName | null;
+      step: TimelineStep;
+      smsFallback?: { errorCode: number | null; failureReason: string };
+    }
   /** Already in the requested state: answer as success, write nothing (idempotent repeats). */
   | { kind: "unchanged" }
   /** Not allowed from the current state. */
@@ -94,8 +107,22 @@ export function decideDeliveryStatus(
   state: OrderState,
   report: DeliveryStatus,
   failure?: { errorCode: number | null; failureReason: string },
+  /** The order's SMS fallback codes (SPEC §12), when an SMS can go out in its mode; null: no fallback. */
+  smsFallbackCodes: readonly number[] | null = state.smsFallbackCodes ?? null,
 ): Decision {
   if (report === "failed") {
+    // Already failed while pending: its SMS fallback is under way; a repeated failure changes nothing.
+    if (state.status === "pending" && state.deliveryStatus === "failed") return { kind: "unchanged" };
+    const code = failure?.errorCode ?? null;
+    if (state.status === "pending" && code !== null && smsFallbackCodes?.includes(code)) {
+      return {
+        kind: "apply",
+        change: { deliveryStatus: "failed" },
+        event: null,
+        step: "message_failed",
+        smsFallback: { errorCode: code, failureReason: failure?.failureReason ?? "Unknown failure" },
+      };
+    }
     if (state.status === "pending") {
       return {
         kind: "apply",

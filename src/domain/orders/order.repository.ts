@@ -11,6 +11,7 @@ import { eventEnvelope, toOrderView, type OrderEventEnvelope, type OrderRecord, 
 import type { OrderCursor } from "./order-cursor.ts";
 import { ORDER_VIEW_JSON } from "./order-sql.ts";
 import { searchMatchesSql } from "./order-search.ts";
+import { queueFallbackSms, type FallbackToQueue } from "../sms/sms-queue.ts";
 import { listPageSql } from "./order-list.ts";
 import { boundedCount, boundedCountSql, countedByStatus, filterMatchesSql, maintainedCountSql, type TotalCount } from "./order-count.ts";
 
@@ -40,7 +41,8 @@ export interface ProviderEventKey {
 }
 
 export type TransitionResult =
-  | { outcome: "applied"; order: OrderView; event: StoredEvent | null }
+  /** `smsQueued`: the change queued an SMS fallback (SPEC §12) for the SMS sender. */
+  | { outcome: "applied"; order: OrderView; event: StoredEvent | null; smsQueued?: boolean }
   | { outcome: "unchanged"; order: OrderView }
   /** This provider event was already applied (or ignored) before: nothing was written. */
   | { outcome: "duplicate"; order: OrderView }
@@ -60,9 +62,12 @@ const withItems = { items: { orderBy: { position: "asc" } } } as const;
 const INSERT_SENDING_SQL = `
   WITH new_order AS (
     INSERT INTO orders (id, merchant_id, mode, external_order_id, customer_name, customer_phone, customer_address,
-      subtotal, shipping_cost, total_cost, currency, note, language, status, send_state, created_at, updated_at)
+      subtotal, shipping_cost, total_cost, currency, note, language, status, send_state, created_at, updated_at,
+      sms_fallback_codes)
     SELECT $1, $2, $3::"KeyMode", $4, $5, $6, $7, $8::numeric, $9::numeric, $10::numeric, $11, $12, $13,
-      'pending', 'sending', $14, $14
+      'pending', 'sending', $14, $14,
+      -- The SMS fallback of the policy in force now stays the order's (SPEC §12).
+      (SELECT p.sms_fallback_codes FROM confirmation_policies p WHERE p.merchant_id = $2 AND p.mode = $3::"KeyMode")
     -- A sending order is not counted: the counts trigger skips this statement (migration 20261124230000).
     FROM (SELECT set_config('ocs.order_counts', 'kept', true) AS counts) AS flag WHERE flag.counts = 'kept'
     RETURNING id
@@ -73,7 +78,7 @@ const INSERT_SENDING_SQL = `
     FROM new_order, unnest($15::uuid[], $16::smallint[], $17::text[], $18::text[], $19::numeric[], $20::numeric[],
       $21::numeric[]) AS item(id, position, product_name, variant_name, quantity, unit_price, total_price)
   )
-  SELECT p.reminders, p.expire_after, p.quiet_hours_start, p.quiet_hours_end, p.quiet_hours_time_zone
+  SELECT p.reminders, p.expire_after, p.quiet_hours_start, p.quiet_hours_end, p.quiet_hours_time_zone, p.sms_fallback_codes
   FROM confirmation_policies p WHERE p.merchant_id = $2 AND p.mode = $3::"KeyMode"`;
 
 /**
@@ -175,7 +180,14 @@ export class OrderRepository {
     private readonly pool: pg.Pool,
     /** Run the hottest statements as named prepared statements (Database.prepareStatements). */
     private readonly prepare = false,
+    /** The modes in which an SMS can go out (test: the simulator; live: with SMS_PROVIDER): only there the fallback applies. */
+    private readonly smsModes: ReadonlySet<MerchantScope["mode"]> = new Set(["test"]),
   ) {}
+
+  /** The SMS fallback codes an order follows, when an SMS can go out in its mode (SPEC §12). */
+  private fallbackCodes(mode: MerchantScope["mode"], codes: readonly number[] | null): readonly number[] | null {
+    return codes?.length && this.smsModes.has(mode) ? codes : null;
+  }
 
   /**
    * Stores a new order in the `sending` state, which claims its externalOrderId before any message is
@@ -360,7 +372,7 @@ export class OrderRepository {
       if (locked.length === 0) return { outcome: "not_found" } as const;
       if (locked[0].send_state === "sending") return { outcome: "sending" } as const;
       const current = await tx.order.findUniqueOrThrow({ where: { id: orderId }, include: withItems });
-      const decision = decide(current);
+      const decision = decide({ ...current, smsFallbackCodes: this.fallbackCodes(current.mode, current.smsFallbackCodes) });
       // A reminder decided before this change is on its way: a change that ends `pending` (a tap, a cancel,
       // a failure, the expiry) is applied once its result is recorded, so no reminder follows it. Read after
       // the lock is held (a statement of its own, so its snapshot includes a decision committed meanwhile).
@@ -393,7 +405,8 @@ export class OrderRepository {
       });
       const order = toOrderView(record);
       const event = decision.event ? await insertEvent(tx, record, decision.event, now, order) : null;
-      const detail = { ...actor.detail, ...(decision.change.failure ?? {}) };
+      const detail = { ...actor.detail, ...(decision.change.failure ?? decision.smsFallback ?? {}) };
+      const smsQueued = decision.smsFallback ? (await queueFallbackSms(tx, [{ orderId, ...decision.smsFallback }], now)) > 0 : false;
       await tx.$executeRaw`
         INSERT INTO order_timeline (order_id, at, kind, source, detail)
         VALUES (${orderId}::uuid, ${now}, ${decision.step}, ${actor.source},
@@ -404,7 +417,7 @@ export class OrderRepository {
           UPDATE order_tasks SET state = 'canceled', lease_until = NULL, finished_at = ${now}
           WHERE order_id = ${orderId}::uuid AND state IN ('scheduled', 'claimed')`;
       }
-      return { outcome: "applied", order, event } as const;
+      return { outcome: "applied", order, event, smsQueued } as const;
     }, TX_OPTIONS);
   }
 
@@ -425,13 +438,17 @@ export class OrderRepository {
    * and their events written in one insert. The outcome of each report is what `transition()` would have
    * answered for it, applied one after the other.
    */
-  async applyDeliveryReports(reports: readonly DeliveryReport[], now: Date): Promise<{ outcomes: DeliveryReportOutcome[]; events: StoredEvent[] }> {
-    if (reports.length === 0) return { outcomes: [], events: [] };
+  async applyDeliveryReports(
+    reports: readonly DeliveryReport[],
+    now: Date,
+  ): Promise<{ outcomes: DeliveryReportOutcome[]; events: StoredEvent[]; smsQueued: number }> {
+    if (reports.length === 0) return { outcomes: [], events: [], smsQueued: 0 };
     return this.prisma.$transaction(async (tx) => {
       const orderIds = [...new Set(reports.map((report) => report.orderId))].sort();
       const locked = await tx.$queryRaw<LockedOrder[]>`
         SELECT id::text AS id, send_state::text AS send_state, status::text AS status,
-          customer_action::text AS customer_action, delivery_status::text AS delivery_status
+          customer_action::text AS customer_action, delivery_status::text AS delivery_status, mode::text AS mode,
+          sms_fallback_codes
         FROM orders WHERE id = ANY(${orderIds}::uuid[]) ORDER BY id FOR UPDATE`;
       const states = new Map(locked.map((row) => [row.id, row]));
       // A statement of its own, after the locks (see transition()): a failure report must not end `pending` while
@@ -473,19 +490,25 @@ export class OrderRepository {
 
       // Each order's claimed reports, folded in the batch's order; each applied one is a timeline step.
       const steps: { orderId: string; kind: string; detail: object | null }[] = [];
+      const fallbacks: FallbackToQueue[] = [];
       const changes = new Map<string, { state: OrderState; change: StateChange; event: OrderEventName | null }>();
       for (const index of claimable) {
         const report = reports[index];
         if (!claimed.has(`${report.providerEvent.provider}\u0000${report.providerEvent.key}`)) continue;
         const row = states.get(report.orderId)!;
-        const current = changes.get(report.orderId) ?? { state: lockedState(row), change: {}, event: null };
+        const current = changes.get(report.orderId) ?? {
+          state: { ...lockedState(row), smsFallbackCodes: this.fallbackCodes(row.mode, row.sms_fallback_codes) },
+          change: {},
+          event: null,
+        };
         const decision = decideDeliveryStatus(current.state, report.status, report.failure);
         if (decision.kind !== "apply") {
           outcomes[index] = decision.kind;
           continue;
         }
         outcomes[index] = "applied";
-        steps.push({ orderId: report.orderId, kind: decision.step, detail: decision.change.failure ?? null });
+        steps.push({ orderId: report.orderId, kind: decision.step, detail: decision.change.failure ?? decision.smsFallback ?? null });
+        if (decision.smsFallback) fallbacks.push({ orderId: report.orderId, ...decision.smsFallback });
         current.state = { ...current.state, ...stateOf(decision.change) };
         current.change = { ...current.change, ...decision.change };
         // Delivery reports raise at most one event per order (order.failed, from pending only).
@@ -520,6 +543,7 @@ export class OrderRepository {
             AS step(order_id, kind, detail, n)
           ORDER BY step.n`;
       }
+      const smsQueued = await queueFallbackSms(tx, fallbacks, now);
       // Orders that left `pending` (failed): what was still scheduled for them will never be due.
       const ended = changed.filter(([, entry]) => entry.change.status).map(([id]) => id);
       if (ended.length) {
@@ -548,7 +572,7 @@ export class OrderRepository {
           })),
         });
       }
-      return { outcomes, events };
+      return { outcomes, events, smsQueued };
     }, TX_OPTIONS);
   }
 
@@ -574,6 +598,7 @@ interface PolicyRow {
   quiet_hours_start: string | null;
   quiet_hours_end: string | null;
   quiet_hours_time_zone: string | null;
+  sms_fallback_codes?: number[] | null;
 }
 
 export function policyOfRow(row: PolicyRow): ConfirmationPolicy {
@@ -584,6 +609,7 @@ export function policyOfRow(row: PolicyRow): ConfirmationPolicy {
       row.quiet_hours_start && row.quiet_hours_end && row.quiet_hours_time_zone
         ? { start: row.quiet_hours_start, end: row.quiet_hours_end, timeZone: row.quiet_hours_time_zone }
         : null,
+    smsFallback: row.sms_fallback_codes?.length ? { errorCodes: row.sms_fallback_codes } : null,
   };
 }
 
@@ -612,6 +638,8 @@ interface LockedOrder {
   status: string;
   customer_action: string | null;
   delivery_status: string | null;
+  mode: MerchantScope["mode"];
+  sms_fallback_codes: number[] | null;
 }
 
 function lockedState(row: LockedOrder): OrderState {

@@ -63,6 +63,9 @@ const DELIVERY_REPORTS_PER_TRANSACTION = 1_000;
  * Every business rule about orders, called alike by REST, GraphQL, the simulator and provider callbacks.
  */
 export class OrderService {
+  /** Called after a change queued an SMS fallback (the composition root wakes the SMS sender with it). */
+  onSmsQueued: () => void = () => undefined;
+
   constructor(
     private readonly orders: OrderRepository,
     private readonly providers: ProviderRouter,
@@ -217,6 +220,7 @@ export class OrderService {
       const valid = chunk.filter((report) => isUuid(report.orderId)).map((report) => ({ ...report, orderId: report.orderId.toLowerCase() }));
       const applied = await this.orders.applyDeliveryReports(valid, this.clock());
       for (const event of applied.events) this.bus.publish(event);
+      if (applied.smsQueued) this.onSmsQueued();
       let next = 0;
       for (const report of chunk) outcomes.push(isUuid(report.orderId) ? applied.outcomes[next++] : "not_found");
     }
@@ -267,6 +271,7 @@ export class OrderService {
         continue;
       }
       if (result.outcome === "applied" && result.event) this.bus.publish(result.event);
+      if (result.outcome === "applied" && result.smsQueued) this.onSmsQueued();
       return result;
     }
   }

@@ -13,6 +13,7 @@ const simulatedMessageSchema = z
     id: z.string().meta({ description: "The simulated provider message id (wamid.SIM…)" }),
     orderId: z.string(),
     phone: z.string(),
+    channel: z.enum(["sms"]).optional().meta({ description: "sms: an SMS with the confirmation page's link (SPEC §12); absent: WhatsApp" }),
     language: z.enum(["en", "ar"]),
     text: z.string().meta({ description: "The message as the phone renders it" }),
     buttons: z.object({ approve: z.string(), cancel: z.string() }).meta({ description: "Quick-reply button titles" }),

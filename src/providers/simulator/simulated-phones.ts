@@ -9,6 +9,8 @@ export interface SimulatedMessage {
   merchantId: string;
   /** The reminder's number (1..3), or null for the first message. */
   reminder: number | null;
+  /** "sms" for the SMS fallback and its reminders (SPEC §12; no buttons, a link); absent: WhatsApp. */
+  channel?: "sms";
   phone: string;
   language: Language;
   text: string;
@@ -44,7 +46,9 @@ export class SimulatedPhones extends EventEmitter {
   deliver(message: SimulatedMessage): void {
     this.messages.push(message);
     // A reminder never replaces the first message as "the order's message".
-    if (message.reminder === null || !this.byOrder.has(message.orderId)) this.byOrder.set(message.orderId, message);
+    if ((message.reminder === null && message.channel !== "sms") || !this.byOrder.has(message.orderId)) {
+      this.byOrder.set(message.orderId, message);
+    }
     if (this.messages.length - this.start > this.capacity) {
       const dropped = this.messages[this.start++];
       if (this.byOrder.get(dropped.orderId) === dropped) this.byOrder.delete(dropped.orderId);

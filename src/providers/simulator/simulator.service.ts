@@ -100,7 +100,7 @@ export class SimulatorService {
     };
     // A reminder has no event of its own: it is shown as it is sent, with its order as it is then.
     const onReminder = (message: SimulatedMessage) => {
-      if (message.reminder === null || message.merchantId !== scope.merchantId) return;
+      if ((message.reminder === null && message.channel !== "sms") || message.merchantId !== scope.merchantId) return;
       this.deps.orders
         .get(scope, message.orderId)
         .then((order) => send({ type: "message", message, order }))
