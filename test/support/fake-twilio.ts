@@ -46,6 +46,8 @@ export class FakeTwilio {
   /** The messages created (201). */
   readonly messages: SentSms[] = [];
   private readonly queue: TwilioReply[] = [];
+  /** Every created message is answered this much later (sends in flight, for crash tests). */
+  delayMs = 0;
   private readonly sockets = new Set<Socket>();
   private readonly server = createServer((request, response) => void this.handle(request, response));
   private constructor(readonly authToken: string) {
@@ -120,6 +122,7 @@ export class FakeTwilio {
     this.requests.length = 0;
     this.messages.length = 0;
     this.queue.length = 0;
+    this.delayMs = 0;
   }
 
   async close(): Promise<void> {
@@ -154,6 +157,7 @@ export class FakeTwilio {
     const reply = this.queue.shift() ?? twilioReply.created();
     if (reply.kind === "hang") return; // the socket stays open until close()
     if (reply.kind === "error") return json(reply.status, { code: reply.code, message: reply.message, more_info: `https://www.twilio.com/docs/errors/${reply.code}`, status: reply.status });
+    if (this.delayMs) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     const sid = `SM${randomBytes(16).toString("hex")}`;
     const message: SentSms = {
       sid,
