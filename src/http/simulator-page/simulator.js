@@ -180,6 +180,12 @@ function phoneSection(phone) {
 
 function addMessage(message, order) {
   const known = state.orders.get(message.orderId);
+  if (message.channel === "sms") {
+    // The SMS fallback (and its reminders): shown only under its order's first message.
+    if (known) addSms(known, message);
+    if (known) updateOrder(order);
+    return;
+  }
   if (known && message.reminder) {
     addReminder(known, message);
     updateOrder(order);
@@ -216,6 +222,38 @@ function addReminder(entry, message) {
   bubble.dataset.messageId = message.id;
   setLanguage(bubble, message.language);
   fillIncoming(bubble, message);
+  entry.reminders.push(bubble);
+  $(".answer", entry.element).before(bubble);
+}
+
+/** An SMS: its text with the confirmation page's link, and the simulated carrier's delivery reports. */
+function addSms(entry, message) {
+  if (entry.reminders.some((bubble) => bubble.dataset.messageId === message.id)) return;
+  const bubble = $("#sms-template").content.firstElementChild.cloneNode(true);
+  bubble.dataset.orderId = message.orderId;
+  bubble.dataset.messageId = message.id;
+  setLanguage(bubble, message.language);
+  const text = $(".text", bubble);
+  // Text nodes and one link, never markup: the SMS carries the merchant's own words.
+  const at = message.text.lastIndexOf("http");
+  text.textContent = at >= 0 ? message.text.slice(0, at) : message.text;
+  if (at >= 0) {
+    const link = document.createElement("a");
+    link.href = message.text.slice(at);
+    link.textContent = message.text.slice(at);
+    link.target = "_blank";
+    link.rel = "noopener";
+    link.dir = "ltr";
+    text.append(link);
+  }
+  const sentAt = $(".sent-at", bubble);
+  sentAt.dateTime = message.sentAt;
+  sentAt.textContent = new Date(message.sentAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  for (const button of bubble.querySelectorAll("[data-sms-delivery]")) {
+    button.addEventListener("click", () =>
+      act(message.orderId, `/api/v1/test/orders/${message.orderId}/sms-delivery`, { status: button.dataset.smsDelivery }),
+    );
+  }
   entry.reminders.push(bubble);
   $(".answer", entry.element).before(bubble);
 }

@@ -20,6 +20,7 @@ const OrderDetailQuery = graphql(`
       shippingCost
       failureReason
       errorCode
+      confirmationUrl
       items {
         id
         productName
@@ -135,6 +136,16 @@ export function OrderDetailPage() {
                 </dd>
               </>
             ) : null}
+            {order.confirmationUrl ? (
+              <>
+                <dt>{t("order.confirmationUrl")}</dt>
+                <dd>
+                  <a href={order.confirmationUrl} target="_blank" rel="noreferrer noopener" dir="ltr" data-testid="confirmation-url">
+                    {order.confirmationUrl}
+                  </a>
+                </dd>
+              </>
+            ) : null}
             <dt>{t("order.created")}</dt>
             <dd>{dateTime(order.createdAt)}</dd>
             <dt>{t("order.updated")}</dt>
@@ -216,6 +227,11 @@ export function OrderDetailPage() {
                   {String(step.detail.errorCode ?? "")} {String(step.detail.failureReason ?? "")}
                 </div>
               ) : null}
+              {step.detail && (step.detail.smsErrorCode || step.detail.smsFailureReason || step.detail.reason) ? (
+                <div className="small error-text" data-testid="sms-error">
+                  {t("order.smsError")}: {String(step.detail.smsErrorCode ?? "")} {String(step.detail.smsFailureReason ?? step.detail.reason ?? "")}
+                </div>
+              ) : null}
             </li>
           ))}
         </ol>
@@ -251,7 +267,11 @@ function timelineLabel(kind: string, t: (key: MessageKey) => string): string {
 }
 
 const TIMELINE_KEYS: Record<string, true> = Object.fromEntries(
-  ["created", "message_sent", "delivery_sent", "delivery_delivered", "delivery_read", "reminder_sent", "reminder_failed", "reminder_delivered", "reminder_read", "approved", "canceled", "failed", "expired"].map(
+  [
+    "created", "message_sent", "delivery_sent", "delivery_delivered", "delivery_read", "reminder_sent", "reminder_failed",
+    "reminder_delivered", "reminder_read", "approved", "canceled", "failed", "expired", "message_failed", "sms_sent",
+    "sms_delivered", "sms_failed",
+  ].map(
     (kind) => [`timeline.${kind}`, true],
   ),
 );

@@ -15,6 +15,9 @@ const PolicyQuery = graphql(`
         end
         timeZone
       }
+      smsFallback {
+        errorCodes
+      }
     }
   }
 `);
@@ -29,6 +32,9 @@ const UpdatePolicyMutation = graphql(`
           start
           end
           timeZone
+        }
+        smsFallback {
+          errorCodes
         }
       }
       userErrors {
@@ -47,6 +53,8 @@ interface Draft {
   start: string;
   end: string;
   timeZone: string;
+  sms: boolean;
+  smsCodes: string;
 }
 
 /** A userError's field path without the leading "input": "reminders.1", "quietHours.timeZone". */
@@ -71,6 +79,8 @@ export function SettingsPage() {
       start: policy.quietHours?.start ?? "22:00",
       end: policy.quietHours?.end ?? "08:00",
       timeZone: policy.quietHours?.timeZone ?? timeZone,
+      sms: Boolean(policy.smsFallback),
+      smsCodes: (policy.smsFallback?.errorCodes ?? [131026]).join(", "),
     });
   }, [result.data, timeZone]);
 
@@ -84,6 +94,7 @@ export function SettingsPage() {
         reminders: draft.reminders.map((r) => r.trim()).filter(Boolean),
         expireAfter: draft.expireAfter.trim() || null,
         quietHours: draft.quiet ? { start: draft.start, end: draft.end, timeZone: draft.timeZone } : null,
+        smsFallback: draft.sms ? { errorCodes: smsCodesOf(draft.smsCodes) } : null,
       },
     });
     const failure = mutationErrorMessage(outcome.error, t);
@@ -93,7 +104,7 @@ export function SettingsPage() {
     setSaved(userErrors.length === 0);
   };
   const errorFor = (field: string) => errors.filter((e) => e.field === field).map((e) => e.message).join("; ");
-  const shown = new Set(["reminders", "reminders.0", "reminders.1", "reminders.2", "expireAfter", "quietHours", "quietHours.start", "quietHours.end", "quietHours.timeZone"]);
+  const shown = new Set(["smsFallback", "smsFallback.errorCodes", "reminders", "reminders.0", "reminders.1", "reminders.2", "expireAfter", "quietHours", "quietHours.start", "quietHours.end", "quietHours.timeZone"]);
   const general = errors.filter((e) => !shown.has(e.field));
   const readOnly = !viewer.canWrite;
   const modeName = t(viewer.mode === "LIVE" ? "mode.live" : "mode.test");
@@ -177,6 +188,30 @@ export function SettingsPage() {
             {errorFor("quietHours")}
           </span>
         </fieldset>
+        <fieldset disabled={readOnly}>
+          <legend>{t("settings.smsFallback")}</legend>
+          <label className="inline">
+            <input type="checkbox" name="smsFallback" checked={draft.sms} onChange={(e) => setDraft({ ...draft, sms: e.target.checked })} />
+            {t("settings.smsFallbackEnabled")}
+          </label>
+          {draft.sms ? (
+            <label>
+              {t("settings.smsFallbackCodes")}
+              <input
+                name="smsFallbackCodes"
+                dir="ltr"
+                inputMode="numeric"
+                value={draft.smsCodes}
+                aria-invalid={errorFor("smsFallback.errorCodes") ? true : undefined}
+                onChange={(e) => setDraft({ ...draft, smsCodes: e.target.value })}
+              />
+              <span className="muted small">{t("settings.smsFallbackHint")}</span>
+            </label>
+          ) : null}
+          <span className="field-error" data-field="smsFallback.errorCodes">
+            {errorFor("smsFallback.errorCodes") || errorFor("smsFallback")}
+          </span>
+        </fieldset>
         {general.length ? (
           <p className="error" role="alert">
             {general.map((e) => e.message).join("; ")}
@@ -195,4 +230,12 @@ export function SettingsPage() {
       </form>
     </section>
   );
+}
+
+/** "131026, 131049" as codes; anything that is not a number is sent as 0 so the server names the field. */
+function smsCodesOf(text: string): number[] {
+  return text
+    .split(/[\s,،]+/)
+    .filter(Boolean)
+    .map((part) => (/^\d{1,9}$/.test(part) ? Number(part) : 0));
 }
