@@ -104,8 +104,10 @@ export function SettingsPage() {
     setSaved(userErrors.length === 0);
   };
   const errorFor = (field: string) => errors.filter((e) => e.field === field).map((e) => e.message).join("; ");
-  const shown = new Set(["smsFallback", "smsFallback.errorCodes", "reminders", "reminders.0", "reminders.1", "reminders.2", "expireAfter", "quietHours", "quietHours.start", "quietHours.end", "quietHours.timeZone"]);
-  const general = errors.filter((e) => !shown.has(e.field));
+  const shown = new Set(["reminders", "reminders.0", "reminders.1", "reminders.2", "expireAfter", "quietHours", "quietHours.start", "quietHours.end", "quietHours.timeZone"]);
+  const isSmsField = (field: string) => field === "smsFallback" || field.startsWith("smsFallback.");
+  const smsErrors = errors.filter((e) => isSmsField(e.field)).map((e) => e.message).join("; ");
+  const general = errors.filter((e) => !shown.has(e.field) && !isSmsField(e.field));
   const readOnly = !viewer.canWrite;
   const modeName = t(viewer.mode === "LIVE" ? "mode.live" : "mode.test");
 
@@ -202,14 +204,14 @@ export function SettingsPage() {
                 dir="ltr"
                 inputMode="numeric"
                 value={draft.smsCodes}
-                aria-invalid={errorFor("smsFallback.errorCodes") ? true : undefined}
+                aria-invalid={smsErrors ? true : undefined}
                 onChange={(e) => setDraft({ ...draft, smsCodes: e.target.value })}
               />
               <span className="muted small">{t("settings.smsFallbackHint")}</span>
             </label>
           ) : null}
           <span className="field-error" data-field="smsFallback.errorCodes">
-            {errorFor("smsFallback.errorCodes") || errorFor("smsFallback")}
+            {smsErrors}
           </span>
         </fieldset>
         {general.length ? (
