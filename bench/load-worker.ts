@@ -10,7 +10,7 @@ import { peerRequest, type PeerScenario, type PeerTarget } from "./peers-request
  */
 export type Scenario = "get" | "post";
 /** What a load run sends: the REST scenarios, or GraphQL's `order(id)` (bench/graphql.ts). */
-export type LoadScenario = Scenario | "graphql-order" | PeerScenario;
+export type LoadScenario = Scenario | "graphql-order" | "page-get" | "page-post" | PeerScenario;
 
 /** `order(id)` over GraphQL selecting every field, i.e. the same data as REST's GET (bench/graphql.ts). */
 const GRAPHQL_ORDER_QUERY =
@@ -31,6 +31,8 @@ export interface LoadSpec {
   tag: string;
   /** bench/peers.ts: what each request asks for (key, merchant, order) and what its answer must hold. */
   targets?: PeerTarget[];
+  /** bench/confirmation-page.ts: confirmation pages (`/c/<token>`) to cycle through, and text each must show. */
+  pages?: { path: string; expect: string }[];
 }
 
 export interface LoadResult {
@@ -80,7 +82,34 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
     },
   };
 
-  const request: autocannon.Request = isPeerScenario(spec.scenario)
+  // The confirmation page (bench/confirmation-page.ts): GET must show the order; POST answers 303 (post/redirect/get).
+  const pages = spec.pages ?? [];
+  const pageGet: autocannon.Request = {
+    method: "GET",
+    setupRequest(req, context) {
+      const page = pages[cursor++ % pages.length];
+      (context as RequestContext).expect = page.expect;
+      req.path = page.path;
+      return req;
+    },
+    onResponse(status, body, context) {
+      if (status === 200 && !body.includes((context as RequestContext).expect!)) mismatches++;
+    },
+  };
+  const pagePost: autocannon.Request = {
+    method: "POST",
+    setupRequest(req) {
+      req.path = pages[cursor++ % pages.length].path;
+      req.body = "action=approve";
+      return req;
+    },
+  };
+
+  const request: autocannon.Request = spec.scenario === "page-get"
+    ? pageGet
+    : spec.scenario === "page-post"
+      ? pagePost
+      : isPeerScenario(spec.scenario)
     ? peerRequest(spec.scenario, spec.targets ?? [], () => mismatches++)
     : spec.scenario === "graphql-order"
       ? graphqlOrder
@@ -120,7 +149,11 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
         timeout: 10,
         headers: {
           "x-api-key": spec.apiKey,
-          ...(spec.scenario !== "get" && !spec.scenario.startsWith("ours-rest") ? { "content-type": "application/json" } : {}),
+          ...(spec.scenario === "page-post"
+            ? { "content-type": "application/x-www-form-urlencoded" }
+            : spec.scenario !== "get" && spec.scenario !== "page-get" && !spec.scenario.startsWith("ours-rest")
+              ? { "content-type": "application/json" }
+              : {}),
         },
         requests: [request],
       },
@@ -146,7 +179,8 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
       },
     );
     instance.on("response", (_client, statusCode, _bytes, responseTime) => {
-      if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+      // The page's POST succeeds with 303 See Other.
+      if ((statusCode >= 200 && statusCode < 300) || (spec.scenario === "page-post" && statusCode === 303)) latencies.push(responseTime);
     });
   });
 }

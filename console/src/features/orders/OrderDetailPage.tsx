@@ -140,7 +140,7 @@ export function OrderDetailPage() {
               <>
                 <dt>{t("order.confirmationUrl")}</dt>
                 <dd>
-                  <a href={order.confirmationUrl} target="_blank" rel="noreferrer noopener" dir="ltr" data-testid="confirmation-url">
+                  <a href={order.confirmationUrl} target="_blank" rel="noreferrer noopener" dir="ltr" className="break-anywhere" data-testid="confirmation-url">
                     {order.confirmationUrl}
                   </a>
                 </dd>
