@@ -542,9 +542,9 @@ export type OrderTimelineEntry = {
   __typename?: 'OrderTimelineEntry';
   /** When it happened. */
   at: Scalars['DateTime']['output'];
-  /** Details of the step: providerMessageId, errorCode and failureReason, reminder number, via (rest, graphql, whatsapp, simulator). */
+  /** Details of the step: providerMessageId, errorCode and failureReason, reminder number, via (rest, graphql, whatsapp, simulator, page: the confirmation page), SMS details (sms, provider, segments, smsErrorCode, smsFailureReason). */
   detail?: Maybe<Scalars['JSON']['output']>;
-  /** created, message_sent, delivery_sent, delivery_delivered, delivery_read, reminder_sent, reminder_failed, reminder_delivered, reminder_read, approved, canceled, failed, expired. */
+  /** created, message_sent, delivery_sent, delivery_delivered, delivery_read, reminder_sent, reminder_failed, reminder_delivered, reminder_read, approved, canceled, failed, expired, and with an SMS fallback (SPEC §12) message_failed, sms_sent, sms_delivered, sms_failed. */
   kind: Scalars['String']['output'];
   /** Who caused it: customer (a tap), merchant (REST or GraphQL), provider (WhatsApp) or scheduler (reminders, expiry, crash recovery). */
   source: Scalars['String']['output'];

@@ -138,7 +138,7 @@ export const timelineEntrySchema = z
     at: z.string().meta({ description: "ISO 8601 UTC with milliseconds" }),
     kind: z.string().meta({
       description:
-        "created, message_sent, delivery_sent, delivery_delivered, delivery_read, reminder_sent, reminder_failed, reminder_delivered, reminder_read, approved, canceled, failed, expired",
+        "created, message_sent, delivery_sent, delivery_delivered, delivery_read, reminder_sent, reminder_failed, reminder_delivered, reminder_read, approved, canceled, failed, expired, message_failed, sms_sent, sms_delivered, sms_failed",
     }),
     source: z.enum(["customer", "merchant", "provider", "scheduler"]),
     detail: nullable(z.record(z.string(), z.unknown())).meta({ description: "Step details, e.g. providerMessageId, errorCode, via" }),
