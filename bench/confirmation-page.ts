@@ -83,18 +83,17 @@ async function throughput(kind: DatabaseKind, service: BenchService, worker: Loa
   // No warm-up for the POST: every POST must find a pending order (a repeat is a cheaper "already answered").
   const post = await run("page-post", SECONDS, { pages: postPages });
   check("page POST", post);
-  const { rows } = await service.database.pool.query<{ status: string; count: number }>(
-    `SELECT status::text, count(*)::int AS count FROM orders WHERE id = ANY($1::uuid[]) GROUP BY status`,
+  // Requests still in flight when the load stops finish first; then one snapshot counts orders and events together.
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const { rows: [counted] } = await service.database.pool.query<{ confirmed: number; events: number }>(
+    `SELECT (SELECT count(*)::int FROM orders WHERE id = ANY($1::uuid[]) AND status = 'confirmed') AS confirmed,
+       (SELECT count(*)::int FROM order_events WHERE order_id = ANY($1::uuid[]) AND type = 'order.confirmed') AS events`,
     [postIds],
   );
-  const confirmed = rows.find((row) => row.status === "confirmed")?.count ?? 0;
+  const confirmed = counted.confirmed;
   const repeats = Math.max(0, post.ok - confirmed);
   log(`  page POST (Approve): ${post.rps.toFixed(0)} req/s, p50 ${post.p50.toFixed(1)} ms, p99 ${post.p99.toFixed(1)} ms; ${confirmed} orders confirmed, ${repeats} repeats`);
-  const events = await service.database.pool.query<{ count: number }>(
-    `SELECT count(*)::int AS count FROM order_events WHERE order_id = ANY($1::uuid[]) AND type = 'order.confirmed'`,
-    [postIds],
-  );
-  if (events.rows[0].count !== confirmed) throw new Error(`page POST: ${confirmed} confirmed orders but ${events.rows[0].count} order.confirmed events`);
+  if (counted.events !== confirmed) throw new Error(`page POST: ${confirmed} confirmed orders but ${counted.events} order.confirmed events`);
 
   const rest = (measured["REST GET /api/v1/orders/{id}"].rps + measured["REST GET /api/v1/orders/{id} (again)"].rps) / 2;
   const ratio = (rps: number) => `${(rps / rest).toFixed(2)}×`;
