@@ -69,6 +69,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const database =
     options.database ??
     (await openDatabase(config.database, {
+      timeouts: config.databaseTimeouts,
       onMigrated: ({ applied, modified }) => {
         if (applied.length) logger.info({ applied }, "database migrations applied");
         if (modified.length) logger.warn({ modified }, "applied migrations were edited afterwards (checksum differs)");

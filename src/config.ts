@@ -114,6 +114,8 @@ const envSchema = z.object({
   HTTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(256),
   DATABASE_URL: databaseUrl.optional(),
   DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_STATEMENT_TIMEOUT: duration.prefault("5s"),
+  DATABASE_CONNECT_TIMEOUT: duration.prefault("5s"),
   PUBLIC_BASE_URL: publicBaseUrl.optional(),
   SECRETS_KEY: secretsKey.optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
@@ -149,6 +151,18 @@ export type DatabaseTarget =
   | { kind: "postgres"; url: string }
   | { kind: "embedded"; dataDir: string | null; template?: Blob };
 
+export interface DatabaseTimeouts {
+  /**
+   * PostgreSQL's `statement_timeout` for the service's connections: a statement running (or waiting for a lock)
+   * longer is cancelled by the server. The driver also gives up on any answer `QUERY_TIMEOUT_MARGIN_MS` later and
+   * drops the connection, which bounds a database that no longer sends anything (and PGlite, which has no
+   * statement timeout of its own).
+   */
+  statementTimeoutMs: number;
+  /** Connecting (or waiting for a free pooled connection) fails after this. */
+  connectTimeoutMs: number;
+}
+
 export interface Config {
   env: string;
   production: boolean;
@@ -165,6 +179,8 @@ export interface Config {
     maxConnectionsPerAddress: number;
   };
   database: DatabaseTarget;
+  /** Bounds on every database wait, so a hung query or a silent network cannot hold a request (see DatabaseTimeouts). */
+  databaseTimeouts: DatabaseTimeouts;
   dataDir: string;
   /**
    * The origin (and optional path prefix) customers and stores reach, without a trailing slash; null: the
@@ -264,6 +280,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxConnectionsPerAddress: env.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
     },
     database: databaseTarget(env.DATABASE_URL, env.DATA_DIR),
+    databaseTimeouts: { statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT, connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT },
     dataDir: env.DATA_DIR,
     publicBaseUrl: env.PUBLIC_BASE_URL ?? null,
     secretsKey: env.SECRETS_KEY ?? null,
