@@ -13,11 +13,10 @@ import { ORDER_VIEW_JSON } from "./order-sql.ts";
 import { searchMatchesSql } from "./order-search.ts";
 import { listPageSql } from "./order-list.ts";
 import { boundedCount, boundedCountSql, countedByStatus, filterMatchesSql, maintainedCountSql, type TotalCount } from "./order-count.ts";
+import type { MerchantScope } from "./merchant-scope.ts";
 
-export interface MerchantScope {
-  merchantId: string;
-  mode: "live" | "test";
-}
+// Its own module, so the SQL modules above need not import this one (which imports them).
+export type { MerchantScope } from "./merchant-scope.ts";
 
 export interface StoredEvent {
   id: string;
