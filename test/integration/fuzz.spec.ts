@@ -16,8 +16,8 @@ import { connectGraphQLWs, subscribe, wsUrl } from "../support/graphql-ws.ts";
  * row is within the SPEC's bounds. Issue 19 adds header values that are not ASCII (written byte for byte, as
  * fetch refuses them) and graphql-transport-ws frames (malformed JSON, wrong types, huge and binary frames,
  * unknown types, subscribe before init): a socket is answered or closed with a protocol code, never 1011 or cut,
- * and the server still answers afterwards. FUZZ_CASES (default 2,000, split over the five kinds) runs more; FUZZ_SEED
- * replays a run (fast-check prints the seed and the shrunk case of a failure).
+ * and the server still answers afterwards. FUZZ_CASES (default 2,000; a fifth of it for each of the seven kinds)
+ * runs more; FUZZ_SEED replays a run (fast-check prints the seed and the shrunk case of a failure).
  */
 const CASES = Number(process.env.FUZZ_CASES ?? 2_000);
 const PER_KIND = Math.max(1, Math.ceil(CASES / 5));
