@@ -569,8 +569,28 @@ describe("fuzzing a running server (no 5xx, bounded time, no internals, stored r
       }
       return value;
     };
+    // Well-formed messages with hostile contents reach past the protocol checks (subscribe, variables, ids, complete),
+    // where a single malformed frame would end the socket with 4400 at once.
+    const wellFormed = fc.oneof(
+      fc.record({
+        type: fc.constant("subscribe"),
+        id: fc.oneof(fc.constantFrom("1", "2"), fc.uuid().map(String)),
+        payload: fc.record(
+          {
+            query: fc.oneof(fc.constantFrom(subscription, "subscription ($id: ID) { orderStatusChanged(orderId: $id) { event } }", "{ orders(first: 1) { totalCount } }", "mutation { cancelOrder(id: \"x\") { order { id } } }", "subscription { nope }", "subscription {"), fc.string({ maxLength: 60 })),
+            variables: fc.option(fc.dictionary(fc.constantFrom("id", "x"), hostileValue, { maxKeys: 2 }), { nil: undefined }),
+            operationName: fc.option(fc.constantFrom("Foo", "Changes"), { nil: undefined }),
+          },
+          { requiredKeys: ["query"] },
+        ),
+      }),
+      fc.record({ type: fc.constant("complete"), id: fc.oneof(fc.constantFrom("1", "2", "unknown"), fc.uuid().map(String)) }),
+      fc.record({ type: fc.constantFrom("ping", "pong"), payload: fc.option(fc.dictionary(fc.string({ maxLength: 10 }), hostileValue, { maxKeys: 2 }), { nil: undefined }) }),
+      fc.constant({ type: "connection_init", payload: { apiKey: "valid" } }),
+    );
     const frame = fc.oneof(
-      { weight: 6, arbitrary: message.map((value) => ({ text: JSON.stringify(withValidKey(value)) ?? "null" })) },
+      { weight: 6, arbitrary: wellFormed.map((value) => ({ text: JSON.stringify(withValidKey(value)) })) },
+      { weight: 4, arbitrary: message.map((value) => ({ text: JSON.stringify(withValidKey(value)) ?? "null" })) },
       {
         weight: 2,
         arbitrary: fc.oneof(
