@@ -116,6 +116,7 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default("./data"),
   PUBLIC_BASE_URL: publicBaseUrl.optional(),
   SECRETS_KEY: secretsKey.optional(),
+  SECRETS_KEY_PREVIOUS: z.string().optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
   WHATSAPP_API_URL: z.string().url().default("https://graph.facebook.com/v26.0"),
   WHATSAPP_PHONE_NUMBER_ID: z.string().min(1).optional(),
@@ -141,6 +142,7 @@ const envSchema = z.object({
   CONSOLE_TRUSTED_DOCUMENTS: booleanFlag.optional(),
   CONSOLE_ORIGINS: originList.prefault(""),
   SIGN_IN_RATE_LIMIT_MAX: positiveInt.default(10),
+  SIGN_IN_RATE_LIMIT_MAX_PER_EMAIL: positiveInt.default(100),
   SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS: positiveInt.default(50),
   SIGN_IN_RATE_LIMIT_WINDOW: duration.prefault("15 minutes"),
 });
@@ -173,6 +175,8 @@ export interface Config {
   publicBaseUrl: string | null;
   /** Encrypts secrets at rest (SPEC §14); null: outside production, a key generated once into DATA_DIR. */
   secretsKey: Buffer | null;
+  /** Keys that sealed secrets before a rotation (SECRETS_KEY_PREVIOUS): still opened, never used to seal. */
+  previousSecretsKeys: Buffer[];
   redisUrl: string | null;
   whatsapp: {
     apiUrl: string;
@@ -205,7 +209,8 @@ export interface Config {
     allowedOrigins: string[];
     /** Session requests may run only the console's trusted documents (hash → document manifest of its build). */
     trustedDocuments: boolean;
-    signInRateLimit: { maxPerEmail: number; maxPerAddress: number; windowMs: number };
+    /** Failures per (e-mail, address), per e-mail from all addresses (higher), and attempts per address. */
+    signInRateLimit: { maxPerPair: number; maxPerEmail: number; maxPerAddress: number; windowMs: number };
   };
   logLevel: string;
 }
@@ -237,6 +242,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   if (env.HTTP_HEADERS_TIMEOUT > env.HTTP_REQUEST_TIMEOUT) {
     throw new ConfigError(["HTTP_HEADERS_TIMEOUT: must not be longer than HTTP_REQUEST_TIMEOUT (the headers are part of the request)"]);
   }
+  const previousKeys = (env.SECRETS_KEY_PREVIOUS ?? "").split(",").map((part) => part.trim()).filter(Boolean).map((part) => Buffer.from(part, "base64"));
+  if (previousKeys.some((key) => key.length !== 32)) {
+    throw new ConfigError(["SECRETS_KEY_PREVIOUS: must be a comma-separated list of 32-byte base64 keys"]);
+  }
   const whatsapp = {
     apiUrl: env.WHATSAPP_API_URL.replace(/\/+$/, ""),
     phoneNumberId: env.WHATSAPP_PHONE_NUMBER_ID ?? null,
@@ -267,6 +276,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR,
     publicBaseUrl: env.PUBLIC_BASE_URL ?? null,
     secretsKey: env.SECRETS_KEY ?? null,
+    previousSecretsKeys: previousKeys,
     redisUrl: env.REDIS_URL ?? null,
     whatsapp,
     confirmation: { minDelayMs: env.CONFIRMATION_MIN_DELAY },
@@ -284,7 +294,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       allowedOrigins: env.CONSOLE_ORIGINS,
       trustedDocuments: env.CONSOLE_TRUSTED_DOCUMENTS ?? env.NODE_ENV === "production",
       signInRateLimit: {
-        maxPerEmail: env.SIGN_IN_RATE_LIMIT_MAX,
+        maxPerPair: env.SIGN_IN_RATE_LIMIT_MAX,
+        maxPerEmail: Math.max(env.SIGN_IN_RATE_LIMIT_MAX_PER_EMAIL, env.SIGN_IN_RATE_LIMIT_MAX),
         maxPerAddress: env.SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS,
         windowMs: env.SIGN_IN_RATE_LIMIT_WINDOW,
       },

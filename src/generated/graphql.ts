@@ -131,6 +131,8 @@ export type CreateWebhookEndpointInput = {
   enabled?: InputMaybe<Scalars['Boolean']['input']>;
   /** Event names to receive; all of them when omitted. */
   events?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Also send x-webhook-signature-256 (body-only HMAC without a timestamp: replayable). Default false. */
+  legacySignature?: InputMaybe<Scalars['Boolean']['input']>;
   /** http(s) URL (up to 2048 characters) that must not point to a private or internal address. */
   url: Scalars['String']['input'];
 };
@@ -700,6 +702,8 @@ export type UpdateWebhookEndpointInput = {
   enabled?: InputMaybe<Scalars['Boolean']['input']>;
   /** A new list of event names (at least one). */
   events?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Send x-webhook-signature-256 as well (true) or stop sending it (false). */
+  legacySignature?: InputMaybe<Scalars['Boolean']['input']>;
   /** A new URL (same rules as on creation). */
   url?: InputMaybe<Scalars['String']['input']>;
 };
@@ -849,6 +853,8 @@ export type WebhookEndpoint = {
   events: Array<Scalars['String']['output']>;
   /** Assigned by the service. */
   id: Scalars['ID']['output'];
+  /** Whether deliveries also carry x-webhook-signature-256 (a body-only HMAC without a timestamp, so replayable); the Standard Webhooks headers are always sent. */
+  legacySignature: Scalars['Boolean']['output'];
   /** While in the future, deliveries are also signed with the secret before the last rotation. */
   previousSecretExpiresAt?: Maybe<Scalars['DateTime']['output']>;
   /** When it last changed. */
@@ -1324,6 +1330,7 @@ export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType ex
   enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   events?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  legacySignature?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   previousSecretExpiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;

@@ -111,6 +111,7 @@ export async function graphqlRoutes(
         authError: request.graphqlAuthError ?? null,
         requestId: request.id,
         idempotencyKey: headerValue(request, "idempotency-key") ?? null,
+        address: request.ip,
       }),
   });
 

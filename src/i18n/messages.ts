@@ -51,6 +51,14 @@ const catalog: Record<string, Record<Language, Template>> = {
     en: (p) => `You are working in ${p.mode} mode: switch to ${p.requested} mode to manage ${p.requested} keys`,
     ar: (p) => `أنت تعمل في وضع ${p.mode}: انتقل إلى وضع ${p.requested} لإدارة مفاتيح ${p.requested}`,
   },
+  "error.FORBIDDEN.api_key": {
+    en: "API keys cannot create or revoke API keys or manage console users: an admin does it in the console (or an operator with ocs)",
+    ar: "لا يمكن لمفاتيح API إنشاء مفاتيح API أو إلغاؤها أو إدارة مستخدمي لوحة التحكم: يقوم بذلك مسؤول في لوحة التحكم (أو المشغّل عبر ocs)",
+  },
+  "error.FORBIDDEN.admin_only": {
+    en: "Only an admin of your merchant may see this",
+    ar: "لا يمكن رؤية هذا إلا لمسؤول في حسابك",
+  },
   "error.FORBIDDEN.test_mode_only": {
     en: "This endpoint needs a test-mode API key (ek_test_…)",
     ar: "تتطلب نقطة النهاية هذه مفتاح API لوضع الاختبار (ek_test_…)",

@@ -163,9 +163,9 @@ export function startSubscriptionServer(
     return errors.length ? { errors } : { document };
   });
 
-  const authenticate = async (credential: Credential): Promise<GraphQLCaller | null> => {
+  const authenticate = async (credential: Credential, touch = true): Promise<GraphQLCaller | null> => {
     if (credential.kind === "session") {
-      const principal = await services.sessions.authenticate(credential.token);
+      const principal = await services.sessions.authenticate(credential.token, { touch });
       if (!principal) return null;
       return { merchantId: principal.merchant.id, mode: credential.mode, keyId: null, session: principal };
     }
@@ -325,7 +325,8 @@ export function startSubscriptionServer(
     for (const ctx of open) {
       const { credential, socket } = ctx.extra;
       if (!credential) continue;
-      authenticate(credential).then(
+      // Not a use of the session: an open tab alone must not keep it alive past its idle timeout.
+      authenticate(credential, false).then(
         (caller) => {
           if (!caller) socket.close(FORBIDDEN_CLOSE.code, FORBIDDEN_CLOSE.reason);
         },
@@ -334,6 +335,14 @@ export function startSubscriptionServer(
     }
   }, settings.recheckKeysEveryMs);
   recheck.unref();
+  // A session that ended (sign-out, removed user, new password) on any instance closes its sockets at once.
+  const stopListening = services.sessionEnds.onEnded((sessionIds) => {
+    const ended = new Set(sessionIds);
+    for (const ctx of open) {
+      const sessionId = ctx.extra.caller?.session?.sessionId;
+      if (sessionId && ended.has(sessionId)) ctx.extra.socket.close(FORBIDDEN_CLOSE.code, FORBIDDEN_CLOSE.reason);
+    }
+  });
 
   let closing: Promise<void> | null = null;
   return {
@@ -343,6 +352,7 @@ export function startSubscriptionServer(
     close() {
       closing ??= (async () => {
         clearInterval(recheck);
+        stopListening();
         // Clients that do not answer the close handshake in time are cut, so shutdown never waits on them.
         const cut = setTimeout(() => {
           for (const socket of wss.clients) socket.terminate();
