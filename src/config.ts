@@ -93,6 +93,43 @@ const publicBaseUrl = z.string().transform((text, ctx) => {
   return `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
 });
 
+/**
+ * Which proxies' X-Forwarded-For the service believes (SPEC §14): a hop count ("1": the address the nearest proxy
+ * saw), or a comma-separated list of proxy addresses or CIDRs ("10.0.0.0/8, 192.168.1.7"). `true` (believe any
+ * left-most X-Forwarded-For, which every client chooses) is refused. "false" or "0": no proxy.
+ */
+const trustProxy = z.string().transform((text, ctx): false | number | string[] => {
+  const value = text.trim().toLowerCase();
+  if (value === "false" || value === "0" || value === "no") return false;
+  if (value === "true" || value === "yes") {
+    ctx.addIssue({
+      code: "custom",
+      message: "true would trust any client's X-Forwarded-For: give the number of proxies in front (e.g. 1) or their addresses/CIDRs",
+    });
+    return z.NEVER;
+  }
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > 10) {
+      ctx.addIssue({ code: "custom", message: `${hops} proxies in front is more than plausible (at most 10)` });
+      return z.NEVER;
+    }
+    return hops;
+  }
+  const entries = value.split(",").map((part) => part.trim()).filter(Boolean);
+  const valid = (entry: string) => {
+    const [address, bits, ...rest] = entry.split("/");
+    if (rest.length || isIP(address) === 0) return false;
+    if (bits === undefined) return true;
+    return /^\d{1,3}$/.test(bits) && Number(bits) <= (isIP(address) === 4 ? 32 : 128);
+  };
+  if (entries.length === 0 || !entries.every(valid)) {
+    ctx.addIssue({ code: "custom", message: `"${text}" is not a hop count or a comma-separated list of addresses/CIDRs` });
+    return z.NEVER;
+  }
+  return entries;
+});
+
 /** 32 bytes, base64 (standard or URL-safe alphabet). */
 const secretsKey = z.string().transform((text, ctx) => {
   const key = Buffer.from(text.trim(), "base64");
@@ -107,7 +144,7 @@ const envSchema = z.object({
   NODE_ENV: z.string().default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("0.0.0.0"),
-  TRUST_PROXY: booleanFlag.default(false),
+  TRUST_PROXY: trustProxy.prefault("false"),
   HTTP_HEADERS_TIMEOUT: duration.prefault("10s"),
   HTTP_REQUEST_TIMEOUT: duration.prefault("30s"),
   HTTP_KEEP_ALIVE_TIMEOUT: duration.prefault("72s"),
@@ -145,6 +182,7 @@ const envSchema = z.object({
   SIGN_IN_RATE_LIMIT_MAX_PER_EMAIL: positiveInt.default(100),
   SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS: positiveInt.default(50),
   SIGN_IN_RATE_LIMIT_WINDOW: duration.prefault("15 minutes"),
+  AUDIT_LOG_RETENTION: duration.prefault("400d"),
 });
 
 export type DatabaseTarget =
@@ -157,7 +195,8 @@ export interface Config {
   http: {
     port: number;
     host: string;
-    trustProxy: boolean;
+    /** false, a hop count, or the trusted proxies' addresses/CIDRs (Fastify's trustProxy). */
+    trustProxy: false | number | string[];
     /** A request's headers must arrive within this, the whole request (headers and body) within requestTimeoutMs. */
     headersTimeoutMs: number;
     requestTimeoutMs: number;
@@ -213,6 +252,8 @@ export interface Config {
     signInRateLimit: { maxPerPair: number; maxPerEmail: number; maxPerAddress: number; windowMs: number };
   };
   logLevel: string;
+  /** Audit entries older than this are deleted by the maintenance sweep (SPEC §14). */
+  auditLogRetentionMs: number;
 }
 
 export class ConfigError extends Error {
@@ -301,5 +342,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       },
     },
     logLevel: env.LOG_LEVEL,
+    auditLogRetentionMs: env.AUDIT_LOG_RETENTION,
   };
 }

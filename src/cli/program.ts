@@ -12,6 +12,7 @@ import { CliError } from "./errors.ts";
 import { createOutput, describeRoute, keyTable, keyView, userTable, type Output } from "./output.ts";
 import { passwordFromStdin } from "./stdin-password.ts";
 import { packageVersion } from "../version.ts";
+import { registerSecurityCommands } from "./security-commands.ts";
 
 export interface CliContext {
   /** Reads and validates the configuration (src/config.ts); called only by verbs that need it. */
@@ -212,6 +213,7 @@ export function buildProgram(context: CliContext): Command {
       });
     });
 
+  registerSecurityCommands(program, context);
   return program;
 }
 

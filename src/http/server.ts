@@ -72,8 +72,9 @@ export async function buildHttpServer(
       const incoming = request.headers["x-request-id"];
       return typeof incoming === "string" && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    // Only behind a proxy that sets X-Forwarded-For; otherwise any client could pick its rate-limit address.
-    trustProxy: config.http.trustProxy,
+    // Only the proxies TRUST_PROXY names (a hop count or their addresses): otherwise any client could pick its
+    // rate-limit, sign-in throttle and audit address with X-Forwarded-For (SPEC §14).
+    trustProxy: trustedProxies(config.http.trustProxy),
     // The router refuses over-long or badly percent-encoded path segments before any hook runs; an `{id}`
     // like that is malformed, which SPEC §3 answers as 404 NOT_FOUND in the usual error body.
     frameworkErrors: (error, request, reply) => {
@@ -201,4 +202,10 @@ function rateLimitKey(request: FastifyRequest): string {
   if (request.caller) return `key:${request.caller.keyId}`;
   if (request.graphqlSession) return `user:${request.graphqlSession.principal.user.id}`;
   return `ip:${request.ip}`;
+}
+
+/** TRUST_PROXY as Fastify takes it: a hop count becomes "the nearest n addresses are proxies" (proxy-addr's index). */
+function trustedProxies(setting: false | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting !== "number") return setting;
+  return setting === 0 ? false : (_address: string, hop: number) => hop < setting;
 }
