@@ -142,6 +142,7 @@ const secretsKey = z.string().transform((text, ctx) => {
 
 const envSchema = z.object({
   NODE_ENV: z.string().default("development"),
+  DEMO: booleanFlag.optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("0.0.0.0"),
   TRUST_PROXY: trustProxy.prefault("false"),
@@ -192,6 +193,8 @@ export type DatabaseTarget =
 export interface Config {
   env: string;
   production: boolean;
+  /** Create the demo merchant and user on an empty database: always outside production, with DEMO=true in it. */
+  demo: boolean;
   http: {
     port: number;
     host: string;
@@ -304,6 +307,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   return {
     env: env.NODE_ENV,
     production: env.NODE_ENV === "production",
+    demo: env.DEMO ?? env.NODE_ENV !== "production",
     http: {
       port: env.PORT,
       host: env.HOST,
