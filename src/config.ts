@@ -184,6 +184,7 @@ const envSchema = z.object({
   SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS: positiveInt.default(50),
   SIGN_IN_RATE_LIMIT_WINDOW: duration.prefault("15 minutes"),
   AUDIT_LOG_RETENTION: duration.prefault("400d"),
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters (openssl rand -hex 32)").optional(),
 });
 
 export type DatabaseTarget =
@@ -257,6 +258,8 @@ export interface Config {
   logLevel: string;
   /** Audit entries older than this are deleted by the maintenance sweep (SPEC §14). */
   auditLogRetentionMs: number;
+  /** When set, /metrics answers only requests with `Authorization: Bearer <this>`. */
+  metricsToken: string | null;
 }
 
 export class ConfigError extends Error {
@@ -347,5 +350,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     logLevel: env.LOG_LEVEL,
     auditLogRetentionMs: env.AUDIT_LOG_RETENTION,
+    metricsToken: env.METRICS_TOKEN ?? null,
   };
 }

@@ -20,9 +20,10 @@ export class NotFoundError extends DomainError {
  */
 export class UnauthorizedError extends DomainError {
   readonly code = "UNAUTHORIZED";
-  constructor(readonly reason: "missing" | "invalid" | "credentials" | "session") {
+  constructor(readonly reason: "missing" | "invalid" | "credentials" | "session" | "metrics_token") {
     super(
       {
+        metrics_token: "The metrics token is missing or wrong",
         missing: "API key missing",
         invalid: "API key invalid or revoked",
         credentials: "Wrong e-mail or password",

@@ -17,7 +17,7 @@ import type { Config } from "../config.ts";
 import { ForbiddenError, UnauthorizedError, ValidationError } from "../domain/errors.ts";
 import type { SessionPrincipal } from "../domain/users/session.service.ts";
 import { headerValue } from "../http/auth.ts";
-import { isAllowedOrigin, requestedMode, sessionCookieOf } from "../http/console-session.ts";
+import { isAllowedOrigin, requestedMode, sessionCookieName, sessionCookieOf } from "../http/console-session.ts";
 import { RateLimitedError } from "../http/error-mapper.ts";
 import { createGraphQLContext, type GraphQLCaller, type GraphQLContext } from "./context.ts";
 import {
@@ -130,7 +130,7 @@ export async function graphqlRoutes(
       if (mode === "invalid") throw new ValidationError([{ field: "X-OCS-Mode", key: "field.ocs_mode" }]);
       const key = headerValue(request, "x-api-key");
       // An explicit key wins over a cookie the browser may also send; the key decides the mode.
-      const cookie = key === undefined ? sessionCookieOf(request.headers) : undefined;
+      const cookie = key === undefined ? sessionCookieOf(request.headers, sessionCookieName(config)) : undefined;
       if (cookie !== undefined) {
         // Another site's page must not use the session (SameSite=Lax already keeps the cookie off its POSTs).
         if (!isAllowedOrigin(request.headers, config.console.allowedOrigins)) throw new ForbiddenError("origin");

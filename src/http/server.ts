@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { Config } from "../config.ts";
 import type { AppServices } from "../app-services.ts";
 import type { Language } from "../i18n/messages.ts";
+import { docsContentSecurityPolicy, securityHeaders } from "./security-headers.ts";
 import { identifyCaller, rejectUnauthenticated } from "./auth.ts";
 import { mapErrorToHttp, RateLimitedError, RouteNotFoundError } from "./error-mapper.ts";
 import { NotFoundError } from "../domain/errors.ts";
@@ -113,6 +114,7 @@ export async function buildHttpServer(
     reply.header("x-request-id", request.id);
     reply.header("content-language", request.language);
   });
+  app.addHook("onRequest", securityHeaders(services.publicUrls));
   app.addHook("onResponse", async (request, reply) => {
     services.metrics.httpDuration
       .labels(request.method, request.routeOptions.url ?? "unmatched", String(reply.statusCode))
@@ -178,6 +180,8 @@ export async function buildHttpServer(
   await app.register(swaggerUi, {
     routePrefix: "/docs",
     uiConfig: { docExpansion: "list", deepLinking: true },
+    staticCSP: true,
+    transformStaticCSP: (header) => docsContentSecurityPolicy(header, services.publicUrls.isHttps()),
     transformSpecification: (document) => withoutUnusedSchemas(document),
   });
 

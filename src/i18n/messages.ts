@@ -21,6 +21,10 @@ const catalog: Record<string, Record<Language, Template>> = {
     ar: "مفتاح API مفقود: أرسله في الترويسة X-API-Key",
   },
   "error.UNAUTHORIZED.invalid": { en: "Invalid or revoked API key", ar: "مفتاح API غير صالح أو تم إلغاؤه" },
+  "error.UNAUTHORIZED.metrics_token": {
+    en: "/metrics needs the METRICS_TOKEN as a bearer token (Authorization: Bearer <token>)",
+    ar: "تتطلب ‎/metrics رمز METRICS_TOKEN كرمز حامل (Authorization: Bearer <token>)",
+  },
   "error.UNAUTHORIZED.credentials": { en: "Wrong e-mail or password", ar: "البريد الإلكتروني أو كلمة المرور غير صحيحة" },
   "error.UNAUTHORIZED.session": {
     en: "Your session has expired or was signed out: sign in again",

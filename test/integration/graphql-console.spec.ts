@@ -85,7 +85,7 @@ describe("session authentication on /graphql", () => {
   });
 
   it("an unknown, malformed or signed-out cookie is 401 UNAUTHENTICATED with no data", async () => {
-    for (const cookie of ["ocs_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "ocs_session=bad", "ocs_session="]) {
+    for (const cookie of ["__Host-ocs_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "__Host-ocs_session=bad", "__Host-ocs_session="]) {
       const response = await new GraphQLClient(server.baseUrl).withHeaders({ cookie }).query("{ apiKeys { id } }");
       expect(response.status, cookie).toBe(401);
       expect(response.body.data).toBeUndefined();

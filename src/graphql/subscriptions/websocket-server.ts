@@ -20,7 +20,7 @@ import { UnauthorizedError } from "../../domain/errors.ts";
 import { SlowConsumerError } from "../../domain/orders/live-order-events.ts";
 import type { Language } from "../../i18n/messages.ts";
 import { negotiateLanguage } from "../../http/language.ts";
-import { isAllowedOrigin, sessionCookieOf } from "../../http/console-session.ts";
+import { isAllowedOrigin, sessionCookieName, sessionCookieOf } from "../../http/console-session.ts";
 import { createGraphQLContext, type GraphQLCaller } from "../context.ts";
 import { isDatabaseUnavailable, warnDatabaseUnavailable } from "../../db/unavailable.ts";
 import { throttledWarn } from "../../logger.ts";
@@ -216,7 +216,7 @@ export function startSubscriptionServer(
       onConnect: async (ctx) => {
         const { apiKey, language, mode } = ctx.connectionParams ?? {};
         const { headers } = ctx.extra.request;
-        const cookie = sessionCookieOf(headers);
+        const cookie = sessionCookieOf(headers, sessionCookieName(services.config));
         let credential: Credential;
         if (apiKey === undefined || apiKey === null || apiKey === "") {
           if (cookie === undefined) {
