@@ -127,6 +127,18 @@ const catalog: Record<string, Record<Language, Template>> = {
     en: "Only subscriptions are served over the websocket; send queries and mutations with HTTP POST /graphql",
     ar: "يقدّم اتصال websocket الاشتراكات فقط؛ أرسل الاستعلامات والتعديلات عبر HTTP POST /graphql",
   },
+  "error.OPERATION_NOT_FOUND": {
+    en: (p) => `The document has no operation named "${p.name}"`,
+    ar: (p) => `لا يحتوي المستند على عملية باسم "${p.name}"`,
+  },
+  "error.OPERATION_NAME_REQUIRED": {
+    en: "The document has several operations: say which to run with operationName",
+    ar: "يحتوي المستند على عدة عمليات: حدّد العملية المطلوب تنفيذها عبر operationName",
+  },
+  "error.SESSION_POST_ONLY": {
+    en: "Console sessions run GraphQL over POST only",
+    ar: "تنفّذ جلسات لوحة التحكم طلبات GraphQL عبر POST فقط",
+  },
   "error.SUBSCRIPTIONS_OVER_WEBSOCKET": {
     en: "Subscriptions are served over the websocket at /graphql (protocol graphql-transport-ws), not over HTTP",
     ar: "تُقدَّم الاشتراكات عبر websocket على المسار /graphql (البروتوكول graphql-transport-ws)، وليس عبر HTTP",
