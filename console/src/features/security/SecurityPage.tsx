@@ -143,8 +143,9 @@ export function SecurityPage() {
                 </td>
                 <td data-label={t("security.target")}>
                   {entry.target ? (
+                    // Ids are time-ordered (UUIDv7): their ends tell them apart, their beginnings do not.
                     <code dir="ltr" title={entry.target}>
-                      {entry.target.slice(0, 8)}…
+                      …{entry.target.slice(-8)}
                     </code>
                   ) : (
                     "—"
