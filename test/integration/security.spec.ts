@@ -84,11 +84,11 @@ describe("3: TRUST_PROXY names the proxy; the client's own X-Forwarded-For entri
 });
 
 describe("4: a tab left open does not keep its session alive, and sign-out closes its sockets at once", () => {
-  function openSocket(target: TestServer, cookie: string): Promise<{ socket: WebSocket; closed: Promise<number> }> {
+  function openSocket(target: TestServer, cookie: string, payload: Record<string, unknown> = { mode: "test" }): Promise<{ socket: WebSocket; closed: Promise<number> }> {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(wsUrl(target), "graphql-transport-ws", { headers: { cookie, origin: target.baseUrl } });
+      const socket = new WebSocket(wsUrl(target), "graphql-transport-ws", { headers: { ...(cookie ? { cookie } : {}), origin: target.baseUrl } });
       const closed = new Promise<number>((done) => socket.once("close", (code) => done(code)));
-      socket.once("open", () => socket.send(JSON.stringify({ type: "connection_init", payload: { mode: "test" } })));
+      socket.once("open", () => socket.send(JSON.stringify({ type: "connection_init", payload })));
       socket.once("message", (data) => {
         const message = JSON.parse(String(data));
         if (message.type === "connection_ack") resolve({ socket, closed });
@@ -103,6 +103,16 @@ describe("4: a tab left open does not keep its session alive, and sign-out close
     const { closed } = await openSocket(server, session.cookie);
     const started = Date.now();
     expect((await signOut(server.baseUrl, session.cookie)).status).toBe(204);
+    expect(await closed).toBe(4403);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it("an API key revoked in the console closes that key's sockets with 4403 at once", async () => {
+    const created = await admin.graphql.query("mutation { createApiKey(mode: TEST) { key apiKey { id } } }");
+    const { key, apiKey } = created.body.data.createApiKey;
+    const { closed } = await openSocket(server, "", { apiKey: key });
+    const started = Date.now();
+    await admin.graphql.query(`mutation { revokeApiKey(id: "${apiKey.id}") { apiKey { revokedAt } } }`);
     expect(await closed).toBe(4403);
     expect(Date.now() - started).toBeLessThan(20_000);
   });

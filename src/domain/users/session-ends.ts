@@ -2,6 +2,11 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 
+/** What `ended()` is told for a revoked API key (its sockets close like a signed-out session's). */
+export function apiKeyEndMarker(keyId: string): string {
+  return `api-key:${keyId}`;
+}
+
 /**
  * Tells every instance that sessions ended (sign-out, a removed user, a new password), so the websockets those
  * sessions opened close at once (4403) instead of at their next periodic check. Local listeners hear it directly;

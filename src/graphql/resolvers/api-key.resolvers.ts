@@ -4,6 +4,7 @@ import type { ApiKey, KeyMode, MutationResolvers, QueryResolvers } from "../../g
 import { toUserErrors } from "../error-mapper.ts";
 import { asCaller, asSessionAdmin } from "./caller-guard.ts";
 import { auditSourceOf } from "../context.ts";
+import { apiKeyEndMarker } from "../../domain/users/session-ends.ts";
 
 /**
  * API keys over GraphQL: thin doors over MerchantService, which scopes them to the caller's merchant and mode
@@ -33,7 +34,10 @@ export function apiKeyResolvers(services: AppServices) {
     revokeApiKey: (_parent, { id }, context) =>
       asSessionAdmin(context, async (caller) => {
         try {
-          return { apiKey: toGraphQLApiKey(await merchantService.revokeKeyOf(caller, id, auditSourceOf(caller, context.address))), userErrors: [] };
+          const revoked = await merchantService.revokeKeyOf(caller, id, auditSourceOf(caller, context.address));
+          // Its websockets close now on every instance, not at their next periodic check.
+          services.sessionEnds.ended([apiKeyEndMarker(revoked.id)]);
+          return { apiKey: toGraphQLApiKey(revoked), userErrors: [] };
         } catch (error) {
           const userErrors = toUserErrors(error, context.language);
           if (!userErrors) throw error;

@@ -22,6 +22,7 @@ import type { Language } from "../../i18n/messages.ts";
 import { negotiateLanguage } from "../../http/language.ts";
 import { isAllowedOrigin, sessionCookieName, sessionCookieOf } from "../../http/console-session.ts";
 import { createGraphQLContext, type GraphQLCaller } from "../context.ts";
+import { apiKeyEndMarker } from "../../domain/users/session-ends.ts";
 import { isDatabaseUnavailable, warnDatabaseUnavailable } from "../../db/unavailable.ts";
 import { throttledWarn } from "../../logger.ts";
 import {
@@ -339,8 +340,12 @@ export function startSubscriptionServer(
   const stopListening = services.sessionEnds.onEnded((sessionIds) => {
     const ended = new Set(sessionIds);
     for (const ctx of open) {
-      const sessionId = ctx.extra.caller?.session?.sessionId;
-      if (sessionId && ended.has(sessionId)) ctx.extra.socket.close(FORBIDDEN_CLOSE.code, FORBIDDEN_CLOSE.reason);
+      const caller = ctx.extra.caller;
+      const sessionId = caller?.session?.sessionId;
+      const keyMarker = caller?.keyId ? apiKeyEndMarker(caller.keyId) : null;
+      if ((sessionId && ended.has(sessionId)) || (keyMarker && ended.has(keyMarker))) {
+        ctx.extra.socket.close(FORBIDDEN_CLOSE.code, FORBIDDEN_CLOSE.reason);
+      }
     }
   });
 
