@@ -1,5 +1,5 @@
 import { request as httpRequest } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { BUTTON_PAYLOAD, type MessagingProvider } from "../../src/domain/messaging/messaging-provider.ts";
 import { SecretBox } from "../../src/domain/secrets/secret-box.ts";
@@ -17,6 +17,9 @@ import { createEndpoint, eventually } from "../support/webhooks.ts";
  * is in the test's name). Findings 1 (first start) and 9 (cookie name) are in start.spec.ts and
  * console-session.spec.ts, 3's configuration in config.spec.ts, 13 in webhook-delivery.spec.ts, 14 in fuzz.spec.ts.
  */
+// Sign-ins verify scrypt hashes (deliberately slow): a dozen of them take a while on a loaded machine.
+vi.setConfig({ testTimeout: 120_000 });
+
 let counter = 0;
 const acceptingLiveProvider: MessagingProvider = {
   name: "accepting-stub",
