@@ -9,6 +9,9 @@ import { SecretBox, secretKey } from "../domain/secrets/secret-box.ts";
 import { resealAllSecrets, sealPlaintextSecrets } from "../domain/secrets/stored-secrets.ts";
 import { loadSecretBox, replaceSecretsKeyFile, secretsKeyFile } from "../runtime/secrets-key.ts";
 import { withDatabase } from "./connection.ts";
+import { Redis } from "ioredis";
+import pino from "pino";
+import { SessionEnds } from "../domain/users/session-ends.ts";
 import { CliError } from "./errors.ts";
 import { createOutput, describeRoute } from "./output.ts";
 import type { CliContext } from "./program.ts";
@@ -115,4 +118,19 @@ function newKeyOption(value: string): Buffer {
   const key = Buffer.from(value.trim(), "base64");
   if (key.length !== 32) throw new InvalidArgumentError(`It must be 32 bytes in base64 (e.g. ${randomBytes(32).toString("base64")}).`);
   return key;
+}
+
+/** Tells the servers (through Redis, when configured) that sessions ended, so their websockets close at once. */
+export async function announceEndedSessions(redisUrl: string | null, sessionIds: string[]): Promise<void> {
+  if (!redisUrl || sessionIds.length === 0) return;
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+  redis.on("error", () => undefined);
+  try {
+    await redis.connect();
+    await new SessionEnds(redis, pino({ level: "silent" })).announce(sessionIds);
+  } catch {
+    // Redis down: the servers' periodic re-check (30 s) closes those sockets instead.
+  } finally {
+    redis.disconnect();
+  }
 }

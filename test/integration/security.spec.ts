@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { BUTTON_PAYLOAD, type MessagingProvider } from "../../src/domain/messaging/messaging-provider.ts";
 import { SecretBox } from "../../src/domain/secrets/secret-box.ts";
+import { announceEndedSessions } from "../../src/cli/security-commands.ts";
+import { hashSessionToken } from "../../src/domain/users/session-token.ts";
 import { consoleSession, createConsoleUser, PASSWORD, signIn, signOut, type ConsoleSession } from "../support/console.ts";
 import { orderInput } from "../support/fixtures.ts";
 import { GraphQLClient } from "../support/graphql.ts";
@@ -118,6 +120,20 @@ describe("4: a tab left open does not keep its session alive, and sign-out close
     await admin.graphql.query(`mutation { revokeApiKey(id: "${apiKey.id}") { apiKey { revokedAt } } }`);
     expect(await closed).toBe(4403);
     expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it.skipIf(!process.env.TEST_REDIS_URL)("a session ended elsewhere (the CLI, another instance) closes its sockets through Redis", async () => {
+    const shared = await startTestServer({ REDIS_URL: process.env.TEST_REDIS_URL! });
+    try {
+      const other = await shared.merchant();
+      const session = await consoleSession(shared, other.id);
+      const { closed } = await openSocket(shared, session.cookie);
+      const token = session.cookie.slice(session.cookie.indexOf("=") + 1);
+      await announceEndedSessions(process.env.TEST_REDIS_URL!, [hashSessionToken(token)]);
+      expect(await closed).toBe(4403);
+    } finally {
+      await shared.close();
+    }
   });
 
   it("a new password (ocs users reset-password) closes the user's sockets with 4403", async () => {

@@ -52,6 +52,11 @@ export class SessionEnds {
     this.redis?.publish(this.channel, JSON.stringify({ from: this.instance, sessionIds })).catch(() => undefined);
   }
 
+  /** Publishes to the other instances only, and waits until Redis took it (the CLI, which has no sockets). */
+  async announce(sessionIds: string[]): Promise<void> {
+    if (this.redis && sessionIds.length) await this.redis.publish(this.channel, JSON.stringify({ from: this.instance, sessionIds }));
+  }
+
   close(): void {
     this.subscriber?.disconnect();
   }
