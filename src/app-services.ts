@@ -12,6 +12,8 @@ import type { PublicUrls } from "./domain/public-urls.ts";
 import type { SecretBox } from "./domain/secrets/secret-box.ts";
 import type { OrderStatsService } from "./domain/stats/order-stats.service.ts";
 import type { SessionService } from "./domain/users/session.service.ts";
+import type { SessionEnds } from "./domain/users/session-ends.ts";
+import type { AuditLogService } from "./domain/audit/audit-log.service.ts";
 import type { UserService } from "./domain/users/user.service.ts";
 import type { WebhookDeliveryService } from "./domain/webhooks/webhook-delivery.service.ts";
 import type { WebhookEndpointService } from "./domain/webhooks/webhook-endpoint.service.ts";
@@ -58,4 +60,8 @@ export interface AppServices {
   users: UserService;
   /** Console sign-in and the sessions behind the `ocs_session` cookie. */
   sessions: SessionService;
+  /** Sessions that ended (sign-out, removal, new password), on every instance: their websockets close at once. */
+  sessionEnds: SessionEnds;
+  /** The merchants' security history (SPEC §14); entries are written by the changes' own transactions. */
+  auditLog: AuditLogService;
 }

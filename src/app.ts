@@ -19,6 +19,7 @@ import { startSubscriptionServer, type SubscriptionServerOptions } from "./graph
 import { drain } from "./http/in-flight.ts";
 import { PublicUrls } from "./domain/public-urls.ts";
 import { loadSecretBox } from "./runtime/secrets-key.ts";
+import { sealPlaintextSecrets } from "./domain/secrets/stored-secrets.ts";
 import { throttledWarn } from "./logger.ts";
 import { createMetrics, registerScheduleGauge, registerWebhookQueueGauges, type Metrics } from "./metrics.ts";
 import { ConfirmationPolicyRepository } from "./domain/confirmation/confirmation-policy.repository.ts";
@@ -41,6 +42,9 @@ import { UserRepository } from "./domain/users/user.repository.ts";
 import { UserService } from "./domain/users/user.service.ts";
 import { SessionService } from "./domain/users/session.service.ts";
 import { MemoryAttemptCounter, RedisAttemptCounter } from "./domain/users/attempt-counter.ts";
+import { SessionEnds } from "./domain/users/session-ends.ts";
+import { AuditLogService } from "./domain/audit/audit-log.service.ts";
+import { AuditLogRepository } from "./domain/audit/audit-log.repository.ts";
 import { abandonedSendAgeMs, startMaintenance } from "./workers/maintenance.worker.ts";
 
 /** How long app.close() lets open HTTP connections end by themselves before cutting them. */
@@ -76,6 +80,9 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       },
     }));
   const secrets = loadSecretBox(config, logger);
+  // Secrets written before sealing existed (or by an older instance) are sealed now: SQL migrations cannot.
+  const sealed = await sealPlaintextSecrets(database.prisma, secrets);
+  if (sealed.sealed) logger.info({ sealed: sealed.sealed }, "sealed stored secrets that were still in plain text");
   let listening: App | null = null;
   const publicUrls = new PublicUrls(config.publicBaseUrl, () => {
     const address = listening?.server.address();
@@ -102,7 +109,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const webhookDeliveryRepository = new WebhookDeliveryRepository(database.prisma, database.pool, database.prepareStatements);
   registerWebhookQueueGauges(metrics, () => webhookDeliveryRepository.queueStats());
   const webhookDispatcher = new WebhookDispatcher(
-    { deliveries: webhookDeliveryRepository, bus, logger, metrics },
+    { deliveries: webhookDeliveryRepository, bus, logger, metrics, secrets },
     config.webhooks,
   );
   registerScheduleGauge(metrics, () => orderTasks.oldestDueSeconds(new Date()));
@@ -116,6 +123,8 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   );
   const merchantRepository = new MerchantRepository(database.prisma);
   const userRepository = new UserRepository(database.prisma);
+  const sessionEnds = new SessionEnds(redis, logger);
+  await sessionEnds.start();
   const signInAttempts = redis ? new RedisAttemptCounter(redis, new MemoryAttemptCounter()) : new MemoryAttemptCounter();
   const services: AppServices = {
     config,
@@ -135,6 +144,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     webhookEndpoints: new WebhookEndpointService(new WebhookEndpointRepository(database.prisma), {
       allowPrivateUrls: config.webhooks.allowPrivateUrls,
       dnsServers: config.webhooks.dnsServers,
+      secrets,
     }),
     webhookDispatcher,
     webhookDeliveries: new WebhookDeliveryService(webhookDeliveryRepository, {
@@ -146,7 +156,9 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     ),
     reminders: new ReminderService(orderTasks),
     confirmationScheduler,
-    users: new UserService(userRepository, (merchantId) => merchantRepository.exists(merchantId)),
+    users: new UserService(userRepository, (merchantId) => merchantRepository.exists(merchantId), undefined, (ids) => sessionEnds.ended(ids)),
+    sessionEnds,
+    auditLog: new AuditLogService(new AuditLogRepository(database.prisma)),
     sessions: new SessionService(
       userRepository,
       signInAttempts,
@@ -156,6 +168,8 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
         signInRateLimit: config.console.signInRateLimit,
       },
       logger,
+      undefined,
+      sessionEnds,
     ),
   };
   const graphqlSchema = createGraphQLSchema(services);
@@ -188,6 +202,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       await schedulerStopped;
       await maintenance.stop();
       await liveEvents.close();
+      sessionEnds.close();
       redis?.disconnect();
       if (!options.database) await database.close();
     },

@@ -35,6 +35,72 @@ export type ApiKey = {
   revokedAt?: Maybe<Scalars['DateTime']['output']>;
 };
 
+/** The actor of an audit entry. */
+export type AuditActor = {
+  __typename?: 'AuditActor';
+  /** The user's or key's id; null for the CLI. */
+  id?: Maybe<Scalars['ID']['output']>;
+  /** USER, API_KEY or CLI. */
+  kind: AuditActorKind;
+  /** The user's e-mail, the key's prefix, or the CLI command. */
+  label: Scalars['String']['output'];
+};
+
+/** Who made a security-relevant change. */
+export type AuditActorKind =
+  /** An API key (id: the key's id, label: its prefix). */
+  | 'API_KEY'
+  /** The operator CLI (id: null, label: the command, e.g. `ocs keys create`). */
+  | 'CLI'
+  /** A console user (id: the user's id, label: the e-mail). */
+  | 'USER';
+
+/** One security-relevant change or sign-in of the merchant. */
+export type AuditEntry = {
+  __typename?: 'AuditEntry';
+  /**
+   * api_key.created, api_key.revoked, endpoint_secret.created, endpoint_secret.rotated, user.created, user.removed,
+   * user.password_reset, sign_in.succeeded, sign_in.failed, store.connected or store.disconnected.
+   */
+  action: Scalars['String']['output'];
+  /** Who did it. */
+  actor: AuditActor;
+  /** The client's address (as TRUST_PROXY lets the service judge it); null for the CLI. */
+  address?: Maybe<Scalars['String']['output']>;
+  /** When it happened. */
+  at: Scalars['DateTime']['output'];
+  /** Assigned by the service (increasing). */
+  id: Scalars['ID']['output'];
+  /** The affected object's id (the key, endpoint, user or store). */
+  target?: Maybe<Scalars['ID']['output']>;
+};
+
+/** A page of the audit log, newest first (Relay connection). */
+export type AuditEntryConnection = {
+  __typename?: 'AuditEntryConnection';
+  /** The entries of this page with their cursors, newest first. */
+  edges: Array<AuditEntryEdge>;
+  /** Where this page is in the log. */
+  pageInfo: PageInfo;
+};
+
+/** One audit entry of a page and the cursor that continues after it. */
+export type AuditEntryEdge = {
+  __typename?: 'AuditEntryEdge';
+  /** Opaque; pass it as `after` to continue after this entry. */
+  cursor: Scalars['String']['output'];
+  /** The entry. */
+  node: AuditEntry;
+};
+
+/** Which entries auditLog returns; every given condition must hold. */
+export type AuditLogFilter = {
+  /** Only this action (e.g. sign_in.failed). */
+  action?: InputMaybe<Scalars['String']['input']>;
+  /** Only this actor: a user's or key's id, or `cli` for the operator CLI. */
+  actorId?: InputMaybe<Scalars['ID']['input']>;
+};
+
 /** The result of cancelOrder. */
 export type CancelOrderPayload = {
   __typename?: 'CancelOrderPayload';
@@ -131,6 +197,8 @@ export type CreateWebhookEndpointInput = {
   enabled?: InputMaybe<Scalars['Boolean']['input']>;
   /** Event names to receive; all of them when omitted. */
   events?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Also send x-webhook-signature-256 (body-only HMAC without a timestamp: replayable). Default false. */
+  legacySignature?: InputMaybe<Scalars['Boolean']['input']>;
   /** http(s) URL (up to 2048 characters) that must not point to a private or internal address. */
   url: Scalars['String']['input'];
 };
@@ -211,7 +279,8 @@ export type Mutation = {
   /**
    * A new API key of the caller's merchant. `mode` must be the caller's mode (an API key or a session in test mode
    * creates test keys; switch to live mode for live keys), otherwise userError FORBIDDEN. The key is in the payload
-   * once and never again.
+   * once and never again. Admin console sessions only: an API key (or a non-admin user) gets error FORBIDDEN, so a
+   * leaked key cannot mint its successor.
    */
   createApiKey: CreateApiKeyPayload;
   /**
@@ -230,7 +299,7 @@ export type Mutation = {
    * one more attempt.
    */
   retryWebhookDelivery: RetryWebhookDeliveryPayload;
-  /** Revokes a key of the caller's merchant and mode; REST and GraphQL refuse it within 5 seconds. */
+  /** Revokes a key of the caller's merchant and mode; REST and GraphQL refuse it within 5 seconds. Admin console sessions only (an API key gets FORBIDDEN). */
   revokeApiKey: RevokeApiKeyPayload;
   /** Issues a new signing secret (in the payload, once); the old one keeps signing alongside it for 24 h. */
   rotateWebhookEndpointSecret: RotateWebhookEndpointSecretPayload;
@@ -559,6 +628,13 @@ export type Query = {
   __typename?: 'Query';
   /** The merchant's API keys of the caller's mode, oldest first (revoked ones included). */
   apiKeys: Array<ApiKey>;
+  /**
+   * The merchant's security history, newest first: keys created and revoked, endpoint secrets created and rotated,
+   * users created, removed and given new passwords, sign-ins (succeeded and failed), stores connected and
+   * disconnected. Admin console sessions only (others: error FORBIDDEN). Entries are kept for AUDIT_LOG_RETENTION
+   * (default 400 days).
+   */
+  auditLog: AuditEntryConnection;
   /** The caller's confirmation policy (the merchant and mode of the key). */
   confirmationPolicy: ConfirmationPolicy;
   /** One order of the caller's merchant and mode, or null when it does not exist, belongs to someone else, or the id is malformed. */
@@ -580,6 +656,14 @@ export type Query = {
   webhookDeliveries: WebhookDeliveryConnection;
   /** The merchant's webhook endpoints of the caller's mode, newest first (at most 20). */
   webhookEndpoints: Array<WebhookEndpoint>;
+};
+
+
+/** The root of every read. */
+export type QueryAuditLogArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<AuditLogFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -700,6 +784,8 @@ export type UpdateWebhookEndpointInput = {
   enabled?: InputMaybe<Scalars['Boolean']['input']>;
   /** A new list of event names (at least one). */
   events?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Send x-webhook-signature-256 as well (true) or stop sending it (false). */
+  legacySignature?: InputMaybe<Scalars['Boolean']['input']>;
   /** A new URL (same rules as on creation). */
   url?: InputMaybe<Scalars['String']['input']>;
 };
@@ -849,6 +935,8 @@ export type WebhookEndpoint = {
   events: Array<Scalars['String']['output']>;
   /** Assigned by the service. */
   id: Scalars['ID']['output'];
+  /** Whether deliveries also carry x-webhook-signature-256 (a body-only HMAC without a timestamp, so replayable); the Standard Webhooks headers are always sent. */
+  legacySignature: Scalars['Boolean']['output'];
   /** While in the future, deliveries are also signed with the secret before the last rotation. */
   previousSecretExpiresAt?: Maybe<Scalars['DateTime']['output']>;
   /** When it last changed. */
@@ -931,6 +1019,12 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   ApiKey: ResolverTypeWrapper<ApiKey>;
+  AuditActor: ResolverTypeWrapper<AuditActor>;
+  AuditActorKind: AuditActorKind;
+  AuditEntry: ResolverTypeWrapper<AuditEntry>;
+  AuditEntryConnection: ResolverTypeWrapper<AuditEntryConnection>;
+  AuditEntryEdge: ResolverTypeWrapper<AuditEntryEdge>;
+  AuditLogFilter: AuditLogFilter;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CancelOrderPayload: ResolverTypeWrapper<Omit<CancelOrderPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
   ConfirmationPolicy: ResolverTypeWrapper<ConfirmationPolicy>;
@@ -994,6 +1088,11 @@ export type ResolversTypes = {
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   ApiKey: ApiKey;
+  AuditActor: AuditActor;
+  AuditEntry: AuditEntry;
+  AuditEntryConnection: AuditEntryConnection;
+  AuditEntryEdge: AuditEntryEdge;
+  AuditLogFilter: AuditLogFilter;
   Boolean: Scalars['Boolean']['output'];
   CancelOrderPayload: Omit<CancelOrderPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
   ConfirmationPolicy: ConfirmationPolicy;
@@ -1053,6 +1152,31 @@ export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends Res
   mode?: Resolver<ResolversTypes['KeyMode'], ParentType, ContextType>;
   prefix?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   revokedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+};
+
+export type AuditActorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditActor'] = ResolversParentTypes['AuditActor']> = {
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['AuditActorKind'], ParentType, ContextType>;
+  label?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type AuditEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEntry'] = ResolversParentTypes['AuditEntry']> = {
+  action?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  actor?: Resolver<ResolversTypes['AuditActor'], ParentType, ContextType>;
+  address?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  target?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
+export type AuditEntryConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEntryConnection'] = ResolversParentTypes['AuditEntryConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['AuditEntryEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type AuditEntryEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEntryEdge'] = ResolversParentTypes['AuditEntryEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['AuditEntry'], ParentType, ContextType>;
 };
 
 export type CancelOrderPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CancelOrderPayload'] = ResolversParentTypes['CancelOrderPayload']> = {
@@ -1225,6 +1349,7 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
+  auditLog?: Resolver<ResolversTypes['AuditEntryConnection'], ParentType, ContextType, RequireFields<QueryAuditLogArgs, 'first'>>;
   confirmationPolicy?: Resolver<ResolversTypes['ConfirmationPolicy'], ParentType, ContextType>;
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
   orderStats?: Resolver<ResolversTypes['OrderStats'], ParentType, ContextType, RequireFields<QueryOrderStatsArgs, 'from' | 'interval' | 'timeZone' | 'to'>>;
@@ -1324,6 +1449,7 @@ export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType ex
   enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   events?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  legacySignature?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   previousSecretExpiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1331,6 +1457,10 @@ export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType ex
 
 export type Resolvers<ContextType = GraphQLContext> = {
   ApiKey?: ApiKeyResolvers<ContextType>;
+  AuditActor?: AuditActorResolvers<ContextType>;
+  AuditEntry?: AuditEntryResolvers<ContextType>;
+  AuditEntryConnection?: AuditEntryConnectionResolvers<ContextType>;
+  AuditEntryEdge?: AuditEntryEdgeResolvers<ContextType>;
   CancelOrderPayload?: CancelOrderPayloadResolvers<ContextType>;
   ConfirmationPolicy?: ConfirmationPolicyResolvers<ContextType>;
   CreateApiKeyPayload?: CreateApiKeyPayloadResolvers<ContextType>;

@@ -117,6 +117,17 @@ export function forbiddenError(error: ForbiddenError, language: Language): Graph
   });
 }
 
+/**
+ * An operationName that names no operation of the document, or none given for a document of several (GraphQL over
+ * HTTP): 400, naming the operation asked for, before anything runs.
+ */
+export function unknownOperationError(operationName: string | null | undefined, language: Language): GraphQLError {
+  const message = operationName
+    ? translate("error.OPERATION_NOT_FOUND", language, { name: operationName.slice(0, 100) })
+    : translate("error.OPERATION_NAME_REQUIRED", language);
+  return new GraphQLError(message, { extensions: { code: GraphQLErrorCode.BAD_REQUEST, http: { status: 400 } } });
+}
+
 /** A subscription sent with HTTP POST/GET: refused with 400 before anything runs (they need the websocket). */
 export function subscriptionOverHttpError(language: Language): GraphQLError {
   return new GraphQLError(translate("error.SUBSCRIPTIONS_OVER_WEBSOCKET", language), {

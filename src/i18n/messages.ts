@@ -21,6 +21,10 @@ const catalog: Record<string, Record<Language, Template>> = {
     ar: "مفتاح API مفقود: أرسله في الترويسة X-API-Key",
   },
   "error.UNAUTHORIZED.invalid": { en: "Invalid or revoked API key", ar: "مفتاح API غير صالح أو تم إلغاؤه" },
+  "error.UNAUTHORIZED.metrics_token": {
+    en: "/metrics needs the METRICS_TOKEN as a bearer token (Authorization: Bearer <token>)",
+    ar: "تتطلب ‎/metrics رمز METRICS_TOKEN كرمز حامل (Authorization: Bearer <token>)",
+  },
   "error.UNAUTHORIZED.credentials": { en: "Wrong e-mail or password", ar: "البريد الإلكتروني أو كلمة المرور غير صحيحة" },
   "error.UNAUTHORIZED.session": {
     en: "Your session has expired or was signed out: sign in again",
@@ -50,6 +54,14 @@ const catalog: Record<string, Record<Language, Template>> = {
   "error.FORBIDDEN.mode": {
     en: (p) => `You are working in ${p.mode} mode: switch to ${p.requested} mode to manage ${p.requested} keys`,
     ar: (p) => `أنت تعمل في وضع ${p.mode}: انتقل إلى وضع ${p.requested} لإدارة مفاتيح ${p.requested}`,
+  },
+  "error.FORBIDDEN.api_key": {
+    en: "API keys cannot create or revoke API keys or manage console users: an admin does it in the console (or an operator with ocs)",
+    ar: "لا يمكن لمفاتيح API إنشاء مفاتيح API أو إلغاؤها أو إدارة مستخدمي لوحة التحكم: يقوم بذلك مسؤول في لوحة التحكم (أو المشغّل عبر ocs)",
+  },
+  "error.FORBIDDEN.admin_only": {
+    en: "Only an admin of your merchant may see this",
+    ar: "لا يمكن رؤية هذا إلا لمسؤول في حسابك",
   },
   "error.FORBIDDEN.test_mode_only": {
     en: "This endpoint needs a test-mode API key (ek_test_…)",
@@ -114,6 +126,18 @@ const catalog: Record<string, Record<Language, Template>> = {
   "error.WEBSOCKET_SUBSCRIPTIONS_ONLY": {
     en: "Only subscriptions are served over the websocket; send queries and mutations with HTTP POST /graphql",
     ar: "يقدّم اتصال websocket الاشتراكات فقط؛ أرسل الاستعلامات والتعديلات عبر HTTP POST /graphql",
+  },
+  "error.OPERATION_NOT_FOUND": {
+    en: (p) => `The document has no operation named "${p.name}"`,
+    ar: (p) => `لا يحتوي المستند على عملية باسم "${p.name}"`,
+  },
+  "error.OPERATION_NAME_REQUIRED": {
+    en: "The document has several operations: say which to run with operationName",
+    ar: "يحتوي المستند على عدة عمليات: حدّد العملية المطلوب تنفيذها عبر operationName",
+  },
+  "error.SESSION_POST_ONLY": {
+    en: "Console sessions run GraphQL over POST only",
+    ar: "تنفّذ جلسات لوحة التحكم طلبات GraphQL عبر POST فقط",
   },
   "error.SUBSCRIPTIONS_OVER_WEBSOCKET": {
     en: "Subscriptions are served over the websocket at /graphql (protocol graphql-transport-ws), not over HTTP",

@@ -411,6 +411,31 @@ describe("fuzzing a running server (no 5xx, bounded time, no internals, stored r
     );
   }, 600_000);
 
+  it("an operationName the document does not have is a 400 naming it, with or without a key (issue 19, finding 14)", async () => {
+    for (const headers of [{ "x-api-key": shop.keys.test }, {}] as Record<string, string>[]) {
+      for (const query of ["{ __typename }", "query A { __typename } query B { __typename }"]) {
+        const response = await send({
+          method: "POST",
+          path: "/graphql",
+          headers: { "content-type": "application/json", ...headers },
+          body: JSON.stringify({ query, operationName: "Foo" }),
+        });
+        expect(response.status, response.text).toBe(400);
+        const body = JSON.parse(response.text);
+        expect(body.errors[0].extensions.code).toBe("BAD_REQUEST");
+        expect(body.errors[0].message).toContain('"Foo"');
+      }
+    }
+    const unnamed = await send({
+      method: "POST",
+      path: "/graphql",
+      headers: { "content-type": "application/json", "x-api-key": shop.keys.test },
+      body: JSON.stringify({ query: "query A { __typename } query B { __typename }" }),
+    });
+    expect(unnamed.status).toBe(400);
+    expect(JSON.parse(unnamed.text).errors[0].message).toMatch(/operationName/);
+  });
+
   it("GraphQL documents and variables", async () => {
     const literal: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie) => ({
       value: fc.oneof(
@@ -440,7 +465,13 @@ describe("fuzzing a running server (no 5xx, bounded time, no internals, stored r
       fc.integer({ min: 1, max: 400 }).map((depth) => `{${"orders{edges{node{".repeat(depth)}id${"}}}".repeat(depth)}}`),
       fc.string({ maxLength: 200 }),
       fc.integer({ min: 1, max: 60 }).map((count) => `{ ${Array.from({ length: count }, (_, index) => `a${index}: orders(first: 100) { edges { node { items { id } } } }`).join(" ")} }`),
+      // Named operations, one or several, for the operationName cases (issue 19, finding 14).
+      fc.constantFrom("query Q { __typename }", "query A { __typename } query B { viewer { mode } }", "mutation M { __typename } query Q { __typename }"),
     );
+    // An operationName that names an operation, none, or one the document does not have (a 400 naming it, never a 500).
+    const operationName = fc.option(fc.oneof(fc.constantFrom("Q", "A", "B", "M", "Foo", "", "__proto__", "constructor"), fc.string({ maxLength: 60 })), {
+      nil: undefined,
+    });
     const variables = fc.oneof(
       fc.record({ input: mutatedOrder }),
       fc.record({ f: fc.dictionary(fc.constantFrom("status", "externalOrderId", "customerPhone", "createdFrom", "createdTo"), hostileValue, { maxKeys: 3 }), n: hostileValue, a: hostileValue }),
@@ -448,12 +479,14 @@ describe("fuzzing a running server (no 5xx, bounded time, no internals, stored r
       fc.constant({ f: { status: Array(5_000).fill("PENDING") } }),
     );
     await fc.assert(
-      fc.asyncProperty(document, variables, fc.boolean(), async (query, vars, asGet) => {
+      fc.asyncProperty(document, variables, fc.boolean(), operationName, fc.boolean(), async (query, vars, asGet, name, withKey) => {
+        const key: Record<string, string> = withKey ? { "x-api-key": shop.keys.test } : {};
         if (asGet) {
-          await send({ method: "GET", path: `/graphql?query=${encodeQueryValue(query.slice(0, 4_000))}`, headers: { "x-api-key": shop.keys.test, "apollo-require-preflight": "1" } });
+          const named = name === undefined ? "" : `&operationName=${encodeQueryValue(name)}`;
+          await send({ method: "GET", path: `/graphql?query=${encodeQueryValue(query.slice(0, 4_000))}${named}`, headers: { ...key, "apollo-require-preflight": "1" } });
           return;
         }
-        await send({ method: "POST", path: "/graphql", headers: { "content-type": "application/json", "x-api-key": shop.keys.test }, body: JSON.stringify({ query, variables: vars }) });
+        await send({ method: "POST", path: "/graphql", headers: { "content-type": "application/json", ...key }, body: JSON.stringify({ query, variables: vars, operationName: name }) });
       }),
       { numRuns: PER_KIND, seed: SEED },
     );

@@ -565,6 +565,11 @@ export class OrderRepository {
       envelope: row.payload as unknown as OrderEventEnvelope,
     }));
   }
+
+  /** An order's mode and customer phone by id alone (provider callbacks); null when there is none. */
+  async customerOf(orderId: string): Promise<{ mode: "live" | "test"; customerPhone: string } | null> {
+    return this.prisma.order.findUnique({ where: { id: orderId }, select: { mode: true, customerPhone: true } });
+  }
 }
 
 interface PolicyRow {

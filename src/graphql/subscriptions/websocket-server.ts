@@ -20,8 +20,9 @@ import { UnauthorizedError } from "../../domain/errors.ts";
 import { SlowConsumerError } from "../../domain/orders/live-order-events.ts";
 import type { Language } from "../../i18n/messages.ts";
 import { negotiateLanguage } from "../../http/language.ts";
-import { isAllowedOrigin, sessionCookieOf } from "../../http/console-session.ts";
+import { isAllowedOrigin, sessionCookieName, sessionCookieOf } from "../../http/console-session.ts";
 import { createGraphQLContext, type GraphQLCaller } from "../context.ts";
+import { apiKeyEndMarker } from "../../domain/users/session-ends.ts";
 import { isDatabaseUnavailable, warnDatabaseUnavailable } from "../../db/unavailable.ts";
 import { throttledWarn } from "../../logger.ts";
 import {
@@ -180,9 +181,9 @@ export function startSubscriptionServer(
     return errors.length ? { errors } : { document };
   });
 
-  const authenticate = async (credential: Credential): Promise<GraphQLCaller | null> => {
+  const authenticate = async (credential: Credential, touch = true): Promise<GraphQLCaller | null> => {
     if (credential.kind === "session") {
-      const principal = await services.sessions.authenticate(credential.token);
+      const principal = await services.sessions.authenticate(credential.token, { touch });
       if (!principal) return null;
       return { merchantId: principal.merchant.id, mode: credential.mode, keyId: null, session: principal };
     }
@@ -233,7 +234,7 @@ export function startSubscriptionServer(
       onConnect: async (ctx) => {
         const { apiKey, language, mode } = ctx.connectionParams ?? {};
         const { headers } = ctx.extra.request;
-        const cookie = sessionCookieOf(headers);
+        const cookie = sessionCookieOf(headers, sessionCookieName(services.config));
         let credential: Credential;
         if (apiKey === undefined || apiKey === null || apiKey === "") {
           if (cookie === undefined) {
@@ -370,7 +371,8 @@ export function startSubscriptionServer(
     for (const ctx of open) {
       const { credential, socket } = ctx.extra;
       if (!credential) continue;
-      authenticate(credential).then(
+      // Not a use of the session: an open tab alone must not keep it alive past its idle timeout.
+      authenticate(credential, false).then(
         (caller) => {
           if (!caller) socket.close(FORBIDDEN_CLOSE.code, FORBIDDEN_CLOSE.reason);
         },
@@ -379,6 +381,18 @@ export function startSubscriptionServer(
     }
   }, settings.recheckKeysEveryMs);
   recheck.unref();
+  // A session that ended (sign-out, removed user, new password) on any instance closes its sockets at once.
+  const stopListening = services.sessionEnds.onEnded((sessionIds) => {
+    const ended = new Set(sessionIds);
+    for (const ctx of open) {
+      const caller = ctx.extra.caller;
+      const sessionId = caller?.session?.sessionId;
+      const keyMarker = caller?.keyId ? apiKeyEndMarker(caller.keyId) : null;
+      if ((sessionId && ended.has(sessionId)) || (keyMarker && ended.has(keyMarker))) {
+        ctx.extra.socket.close(FORBIDDEN_CLOSE.code, FORBIDDEN_CLOSE.reason);
+      }
+    }
+  });
 
   let closing: Promise<void> | null = null;
   return {
@@ -388,6 +402,7 @@ export function startSubscriptionServer(
     close() {
       closing ??= (async () => {
         clearInterval(recheck);
+        stopListening();
         // Clients that do not answer the close handshake in time are cut, so shutdown never waits on them.
         const cut = setTimeout(() => {
           for (const socket of wss.clients) socket.terminate();

@@ -75,6 +75,8 @@ const NAV = [
   { to: "/keys", label: "nav.keys" },
   { to: "/webhooks", label: "nav.webhooks" },
   { to: "/settings", label: "nav.settings" },
+  // The audit log is for admins only (others get FORBIDDEN).
+  { to: "/security", label: "nav.security", adminOnly: true },
   { to: "/explorer", label: "nav.explorer" },
 ] as const;
 
@@ -105,7 +107,7 @@ function Header(props: { merchantName: string; email: string; role: "ADMIN" | "V
         </span>
       </div>
       <nav className="nav" aria-label={t("nav.label")}>
-        {NAV.map(({ to, label }) => (
+        {NAV.filter((item) => !("adminOnly" in item) || props.role === "ADMIN").map(({ to, label }) => (
           <NavLink key={to} to={to} reloadDocument={crossesExplorer(location.pathname, to)}>
             {t(label)}
           </NavLink>
