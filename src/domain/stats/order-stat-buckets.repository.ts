@@ -1,0 +1,208 @@
+import type pg from "pg";
+import { ValidationError } from "../errors.ts";
+import type { MerchantScope } from "../orders/order.repository.ts";
+import type { StatsInterval } from "./order-stats.ts";
+import type { StatsRow } from "./order-stats.repository.ts";
+import { addHistogram, decodeHistogram, histogramPercentile, type Histogram } from "./answer-histogram.ts";
+import { alignedPart, piecesOf } from "./stat-pieces.ts";
+import { withCheckedOutClient } from "../../db/checked-out-client.ts";
+
+/**
+ * Order statistics read from the pre-aggregated buckets (migration 20261125250000_order_stat_buckets,
+ * docs/statistics.md): the work is a few rows per bucket of the answer, whatever the number of orders.
+ *
+ * 1. The buckets of the answer (local days or hours of the time zone) come from the database's own zone rules, as
+ *    before: [start, next start), clipped to [from, to).
+ * 2. Each bucket's quarter-aligned middle is a sum of signed pieces of 15-minute, hour and day rows (stat-pieces.ts);
+ *    an end that is not on a quarter (a `from` at 10:07, a zone with a historical offset) is read from the orders
+ *    of that part-quarter, with the same definitions.
+ * 3. One statement reads all of it (one snapshot); counts are exact sums, percentiles come from the merged histograms.
+ */
+const BUCKETS_SQL = {
+  day: `
+    SELECT to_char(key AT TIME ZONE $3 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS start,
+      extract(epoch FROM key AT TIME ZONE $3)::float8 * 1000 AS start_ms,
+      extract(epoch FROM (key + interval '1 day') AT TIME ZONE $3)::float8 * 1000 AS end_ms
+    FROM generate_series(date_trunc('day', $1::timestamptz AT TIME ZONE $3),
+      date_trunc('day', ($2::timestamptz - interval '1 microsecond') AT TIME ZONE $3), interval '1 day') AS key`,
+  hour: `
+    SELECT to_char(key AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS start,
+      extract(epoch FROM key)::float8 * 1000 AS start_ms, extract(epoch FROM key + interval '1 hour')::float8 * 1000 AS end_ms
+    FROM generate_series($1::timestamptz - (($1::timestamptz AT TIME ZONE $3) - date_trunc('hour', $1::timestamptz AT TIME ZONE $3)),
+      $2::timestamptz - interval '1 microsecond', interval '1 hour') AS key`,
+} satisfies Record<StatsInterval, string>;
+
+const FIGURES_SQL = `
+  WITH piece AS (
+    SELECT * FROM unnest($3::int[], $4::int[], $5::smallint[], $6::timestamptz[], $7::timestamptz[]) AS p(bucket, sign, span, lo, hi)
+  ), edge AS (
+    SELECT * FROM unnest($8::int[], $9::timestamptz[], $10::timestamptz[]) AS e(bucket, lo, hi)
+  ), edge_orders AS MATERIALIZED (
+    SELECT e.bucket, o.status, o.error_code, order_stats_answered(o.id, o.status) AS answered, o.created_at, o.updated_at
+    FROM edge e
+    JOIN orders o ON o.merchant_id = $1::uuid AND o.mode = $2::"KeyMode" AND o.send_state <> 'sending'
+      AND o.created_at >= e.lo AND o.created_at < e.hi
+  ), figures AS (
+    SELECT p.bucket, sum(p.sign * b.created) AS created, sum(p.sign * b.confirmed) AS confirmed,
+      sum(p.sign * b.canceled) AS canceled, sum(p.sign * b.failed) AS failed, sum(p.sign * b.expired) AS expired,
+      sum(p.sign * b.answered) AS answered, sum(p.sign * b.answer_histogram) AS histogram
+    FROM piece p
+    JOIN order_stat_buckets b ON b.merchant_id = $1::uuid AND b.mode = $2::"KeyMode" AND b.span = p.span
+      AND b.start >= p.lo AND b.start < p.hi
+    GROUP BY p.bucket
+    UNION ALL
+    SELECT bucket, count(*), count(*) FILTER (WHERE status = 'confirmed'), count(*) FILTER (WHERE status = 'canceled'),
+      count(*) FILTER (WHERE status = 'failed'), count(*) FILTER (WHERE status = 'expired'), count(*) FILTER (WHERE answered),
+      coalesce(sum(order_stats_histogram(created_at, updated_at)) FILTER (WHERE answered), 0)
+    FROM edge_orders GROUP BY bucket
+  ), failures AS (
+    SELECT p.bucket, f.error_code, sum(p.sign * f.count) AS count
+    FROM piece p
+    JOIN order_stat_failures f ON f.merchant_id = $1::uuid AND f.mode = $2::"KeyMode" AND f.span = p.span
+      AND f.start >= p.lo AND f.start < p.hi
+    GROUP BY 1, 2
+    UNION ALL
+    SELECT bucket, coalesce(error_code, -1), count(*) FROM edge_orders WHERE status = 'failed' GROUP BY 1, 2
+  )
+  SELECT bucket, sum(created)::int AS created, sum(confirmed)::int AS confirmed, sum(canceled)::int AS canceled,
+    sum(failed)::int AS failed, sum(expired)::int AS expired, sum(answered)::int AS answered,
+    sum(histogram)::text AS histogram, NULL::int AS error_code
+  FROM figures GROUP BY bucket
+  UNION ALL
+  SELECT bucket, sum(count)::int, 0, 0, 0, 0, 0, NULL, error_code
+  FROM failures GROUP BY bucket, error_code HAVING sum(count) <> 0`;
+
+interface BucketBounds {
+  start: string;
+  start_ms: number;
+  end_ms: number;
+}
+
+interface FigureRow {
+  bucket: number;
+  created: number;
+  confirmed: number;
+  canceled: number;
+  failed: number;
+  expired: number;
+  answered: number;
+  histogram: string | null;
+  error_code: number | null;
+}
+
+interface Figures {
+  created: number;
+  confirmed: number;
+  canceled: number;
+  failed: number;
+  expired: number;
+  answered: number;
+  histogram: Histogram;
+  failures: Map<number | null, number>;
+}
+
+const emptyFigures = (): Figures => ({
+  created: 0, confirmed: 0, canceled: 0, failed: 0, expired: 0, answered: 0, histogram: new Map(), failures: new Map(),
+});
+
+/** What the statement reads for a range: pieces of buckets and part-quarters of orders, each tagged with its bucket. */
+export function readPlan(buckets: { from: number; to: number }[], interval: StatsInterval) {
+  const pieces = { bucket: [] as number[], sign: [] as number[], span: [] as number[], lo: [] as Date[], hi: [] as Date[] };
+  const edges = { bucket: [] as number[], lo: [] as Date[], hi: [] as Date[] };
+  const edge = (bucket: number, lo: number, hi: number) => {
+    if (hi <= lo) return;
+    edges.bucket.push(bucket);
+    edges.lo.push(new Date(lo));
+    edges.hi.push(new Date(hi));
+  };
+  buckets.forEach(({ from, to }, bucket) => {
+    const aligned = alignedPart(from, to);
+    if (!aligned) return edge(bucket, from, to);
+    edge(bucket, from, aligned.from);
+    edge(bucket, aligned.to, to);
+    for (const piece of piecesOf(aligned.from, aligned.to, interval)) {
+      pieces.bucket.push(bucket);
+      pieces.sign.push(piece.sign);
+      pieces.span.push(piece.span);
+      pieces.lo.push(new Date(piece.from));
+      pieces.hi.push(new Date(piece.to));
+    }
+  });
+  return { pieces, edges };
+}
+
+export class OrderStatBucketsRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** The totals (first row, start null) and every bucket of the range, oldest first (OrderStatsRepository's shape). */
+  async figures(
+    scope: MerchantScope,
+    range: { from: Date; to: Date; timeZone: string; interval: StatsInterval },
+  ): Promise<StatsRow[]> {
+    return withCheckedOutClient(this.pool, async (client) => {
+      let bounds: BucketBounds[];
+      try {
+        ({ rows: bounds } = await client.query<BucketBounds>(BUCKETS_SQL[range.interval], [range.from, range.to, range.timeZone]));
+      } catch (error) {
+        // The runtime's zone list (validated before) and the database's may differ: the database has the last word.
+        const { code, message } = error as { code?: string; message?: string };
+        if (code === "22023" && /time zone/i.test(message ?? "")) {
+          throw new ValidationError([{ field: "timeZone", key: "field.format.time_zone" }]);
+        }
+        throw error;
+      }
+      const from = range.from.getTime();
+      const to = range.to.getTime();
+      const clipped = bounds.map((bound) => ({ from: Math.max(from, bound.start_ms), to: Math.min(to, bound.end_ms) }));
+      const { pieces, edges } = readPlan(clipped, range.interval);
+      const { rows } = await client.query<FigureRow>(FIGURES_SQL, [
+        scope.merchantId, scope.mode, pieces.bucket, pieces.sign, pieces.span, pieces.lo, pieces.hi,
+        edges.bucket, edges.lo, edges.hi,
+      ]);
+      const figures = bounds.map(() => emptyFigures());
+      for (const row of rows) {
+        const target = figures[row.bucket];
+        if (row.histogram === null) {
+          const code = row.error_code === -1 ? null : row.error_code;
+          target.failures.set(code, (target.failures.get(code) ?? 0) + row.created);
+          continue;
+        }
+        target.created += row.created;
+        target.confirmed += row.confirmed;
+        target.canceled += row.canceled;
+        target.failed += row.failed;
+        target.expired += row.expired;
+        target.answered += row.answered;
+        addHistogram(target.histogram, decodeHistogram(row.histogram));
+      }
+      const totals = figures.reduce((sum, bucket) => {
+        for (const key of ["created", "confirmed", "canceled", "failed", "expired", "answered"] as const) sum[key] += bucket[key];
+        addHistogram(sum.histogram, bucket.histogram);
+        for (const [code, count] of bucket.failures) sum.failures.set(code, (sum.failures.get(code) ?? 0) + count);
+        return sum;
+      }, emptyFigures());
+      return [statsRow(null, totals), ...figures.map((bucket, index) => statsRow(bounds[index].start, bucket))];
+    });
+  }
+}
+
+function statsRow(start: string | null, figures: Figures): StatsRow {
+  const failures = [...figures.failures]
+    .filter(([, count]) => count !== 0)
+    .map(([errorCode, count]) => ({ errorCode, count }))
+    // Most frequent first, then by code, failures without a code last (as the exact statement orders them).
+    .sort((a, b) => b.count - a.count || (a.errorCode === null ? 1 : b.errorCode === null ? -1 : a.errorCode - b.errorCode));
+  return {
+    start,
+    created: figures.created,
+    confirmed: figures.confirmed,
+    canceled: figures.canceled,
+    failed: figures.failed,
+    expired: figures.expired,
+    pending: figures.created - figures.confirmed - figures.canceled - figures.failed - figures.expired,
+    answered: figures.answered,
+    p50: histogramPercentile(figures.histogram, 0.5),
+    p90: histogramPercentile(figures.histogram, 0.9),
+    failures,
+  };
+}
