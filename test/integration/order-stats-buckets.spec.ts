@@ -85,7 +85,7 @@ async function applyChange(merchantId: string, ids: string[], change: ChangeSpec
   const id = ids[change.target % ids.length];
   const answeredAt = `(SELECT created_at + ${change.after} * interval '1 millisecond' FROM orders WHERE id = $1)`;
   const step = (kind: string, source: string) =>
-    pool.query(`INSERT INTO order_timeline (order_id, at, kind, source) VALUES ($1, now(), $2, $3)`, [id, kind, source]);
+    pool.query(`INSERT INTO order_timeline (order_id, at, kind, source) SELECT id, now(), $2, $3 FROM orders WHERE id = $1`, [id, kind, source]);
   const end = (status: string, extra = "") =>
     pool.query(`UPDATE orders SET status = '${status}', updated_at = ${answeredAt}${extra} WHERE id = $1 AND status = 'pending' AND send_state <> 'sending'`, [id]);
   switch (change.kind) {

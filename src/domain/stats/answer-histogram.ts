@@ -42,13 +42,15 @@ export function decodeHistogram(text: string): Histogram {
   return histogram;
 }
 
-export function addHistogram(into: Histogram, from: Histogram): Histogram {
-  for (const [bin, count] of from) into.set(bin, (into.get(bin) ?? 0) + count);
+/** `into` plus `sign` × `from` (a bucket is some sums minus others). */
+export function addHistogram(into: Histogram, from: Histogram, sign: 1 | -1 = 1): Histogram {
+  for (const [bin, count] of from) into.set(bin, (into.get(bin) ?? 0) + sign * count);
   return into;
 }
 
 /** percentile_cont(q) read from the bins, in seconds; null for an empty histogram. */
 export function histogramPercentile(histogram: Histogram, q: number): number | null {
+  if ([...histogram.values()].some((count) => count < 0)) throw new Error("order statistics: a histogram bin below zero");
   const bins = [...histogram.entries()].filter(([, count]) => count > 0).sort((a, b) => a[0] - b[0]);
   const total = bins.reduce((sum, [, count]) => sum + count, 0);
   if (total === 0) return null;

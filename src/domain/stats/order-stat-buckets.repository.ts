@@ -4,7 +4,7 @@ import type { MerchantScope } from "../orders/order.repository.ts";
 import type { StatsInterval } from "./order-stats.ts";
 import type { StatsRow } from "./order-stats.repository.ts";
 import { addHistogram, decodeHistogram, histogramPercentile, type Histogram } from "./answer-histogram.ts";
-import { alignedPart, piecesOf } from "./stat-pieces.ts";
+import { alignedPart, topRange, withinTop, type Piece } from "./stat-pieces.ts";
 import { withCheckedOutClient } from "../../db/checked-out-client.ts";
 
 /**
@@ -34,43 +34,43 @@ const BUCKETS_SQL = {
 
 const FIGURES_SQL = `
   WITH piece AS (
-    SELECT * FROM unnest($3::int[], $4::int[], $5::smallint[], $6::timestamptz[], $7::timestamptz[]) AS p(bucket, sign, span, lo, hi)
+    SELECT * FROM unnest($3::int[], $4::int[], $5::smallint[], $6::timestamptz[], $7::timestamptz[]) AS p(term, sign, span, lo, hi)
   ), edge AS (
-    SELECT * FROM unnest($8::int[], $9::timestamptz[], $10::timestamptz[]) AS e(bucket, lo, hi)
+    SELECT * FROM unnest($8::int[], $9::timestamptz[], $10::timestamptz[]) AS e(term, lo, hi)
   ), edge_orders AS MATERIALIZED (
-    SELECT e.bucket, o.status, o.error_code, order_stats_answered(o.id, o.status) AS answered, o.created_at, o.updated_at
+    SELECT e.term, o.status, o.error_code, order_stats_answered(o.id, o.status) AS answered, o.created_at, o.updated_at
     FROM edge e
     JOIN orders o ON o.merchant_id = $1::uuid AND o.mode = $2::"KeyMode" AND o.send_state <> 'sending'
       AND o.created_at >= e.lo AND o.created_at < e.hi
   ), figures AS (
-    SELECT p.bucket, sum(p.sign * b.created) AS created, sum(p.sign * b.confirmed) AS confirmed,
+    SELECT p.term, sum(p.sign * b.created) AS created, sum(p.sign * b.confirmed) AS confirmed,
       sum(p.sign * b.canceled) AS canceled, sum(p.sign * b.failed) AS failed, sum(p.sign * b.expired) AS expired,
       sum(p.sign * b.answered) AS answered, sum(p.sign * b.answer_histogram) AS histogram
     FROM piece p
     JOIN order_stat_buckets b ON b.merchant_id = $1::uuid AND b.mode = $2::"KeyMode" AND b.span = p.span
       AND b.start >= p.lo AND b.start < p.hi
-    GROUP BY p.bucket
+    GROUP BY p.term
     UNION ALL
-    SELECT bucket, count(*), count(*) FILTER (WHERE status = 'confirmed'), count(*) FILTER (WHERE status = 'canceled'),
+    SELECT term, count(*), count(*) FILTER (WHERE status = 'confirmed'), count(*) FILTER (WHERE status = 'canceled'),
       count(*) FILTER (WHERE status = 'failed'), count(*) FILTER (WHERE status = 'expired'), count(*) FILTER (WHERE answered),
       coalesce(sum(order_stats_histogram(created_at, updated_at)) FILTER (WHERE answered), 0)
-    FROM edge_orders GROUP BY bucket
+    FROM edge_orders GROUP BY term
   ), failures AS (
-    SELECT p.bucket, f.error_code, sum(p.sign * f.count) AS count
+    SELECT p.term, f.error_code, sum(p.sign * f.count) AS count
     FROM piece p
     JOIN order_stat_failures f ON f.merchant_id = $1::uuid AND f.mode = $2::"KeyMode" AND f.span = p.span
       AND f.start >= p.lo AND f.start < p.hi
     GROUP BY 1, 2
     UNION ALL
-    SELECT bucket, coalesce(error_code, -1), count(*) FROM edge_orders WHERE status = 'failed' GROUP BY 1, 2
+    SELECT term, coalesce(error_code, -1), count(*) FROM edge_orders WHERE status = 'failed' GROUP BY 1, 2
   )
-  SELECT bucket, sum(created)::int AS created, sum(confirmed)::int AS confirmed, sum(canceled)::int AS canceled,
+  SELECT term, sum(created)::int AS created, sum(confirmed)::int AS confirmed, sum(canceled)::int AS canceled,
     sum(failed)::int AS failed, sum(expired)::int AS expired, sum(answered)::int AS answered,
     sum(histogram)::text AS histogram, NULL::int AS error_code
-  FROM figures GROUP BY bucket
+  FROM figures GROUP BY term
   UNION ALL
-  SELECT bucket, sum(count)::int, 0, 0, 0, 0, 0, NULL, error_code
-  FROM failures GROUP BY bucket, error_code HAVING sum(count) <> 0`;
+  SELECT term, sum(count)::int, 0, 0, 0, 0, 0, NULL, error_code
+  FROM failures GROUP BY term, error_code HAVING sum(count) <> 0`;
 
 interface BucketBounds {
   start: string;
@@ -79,7 +79,7 @@ interface BucketBounds {
 }
 
 interface FigureRow {
-  bucket: number;
+  term: number;
   created: number;
   confirmed: number;
   canceled: number;
@@ -105,13 +105,35 @@ const emptyFigures = (): Figures => ({
   created: 0, confirmed: 0, canceled: 0, failed: 0, expired: 0, answered: 0, histogram: new Map(), failures: new Map(),
 });
 
-/** What the statement reads for a range: pieces of buckets and part-quarters of orders, each tagged with its bucket. */
+/**
+ * What the statement reads for a range, as terms: each term is a sum the statement computes once (signed pieces of
+ * bucket rows, or the orders of a part-quarter), and adds to or subtracts from the answer's buckets. A bucket is its
+ * whole UTC days (hours), plus its end's share of its day, minus its start's; two buckets that meet share that term.
+ */
 export function readPlan(buckets: { from: number; to: number }[], interval: StatsInterval) {
-  const pieces = { bucket: [] as number[], sign: [] as number[], span: [] as number[], lo: [] as Date[], hi: [] as Date[] };
-  const edges = { bucket: [] as number[], lo: [] as Date[], hi: [] as Date[] };
+  const terms: { bucket: number; sign: 1 | -1 }[][] = [];
+  const pieces = { term: [] as number[], sign: [] as number[], span: [] as number[], lo: [] as Date[], hi: [] as Date[] };
+  const edges = { term: [] as number[], lo: [] as Date[], hi: [] as Date[] };
+  const boundaries = new Map<number, number>();
+  const addPieces = (list: Piece[]) => {
+    const term = terms.push([]) - 1;
+    for (const piece of list) {
+      pieces.term.push(term);
+      pieces.sign.push(piece.sign);
+      pieces.span.push(piece.span);
+      pieces.lo.push(new Date(piece.from));
+      pieces.hi.push(new Date(piece.to));
+    }
+    return term;
+  };
+  const boundary = (t: number) => {
+    let term = boundaries.get(t);
+    if (term === undefined) boundaries.set(t, (term = addPieces(withinTop(t, interval))));
+    return term;
+  };
   const edge = (bucket: number, lo: number, hi: number) => {
     if (hi <= lo) return;
-    edges.bucket.push(bucket);
+    edges.term.push(terms.push([{ bucket, sign: 1 }]) - 1);
     edges.lo.push(new Date(lo));
     edges.hi.push(new Date(hi));
   };
@@ -120,15 +142,12 @@ export function readPlan(buckets: { from: number; to: number }[], interval: Stat
     if (!aligned) return edge(bucket, from, to);
     edge(bucket, from, aligned.from);
     edge(bucket, aligned.to, to);
-    for (const piece of piecesOf(aligned.from, aligned.to, interval)) {
-      pieces.bucket.push(bucket);
-      pieces.sign.push(piece.sign);
-      pieces.span.push(piece.span);
-      pieces.lo.push(new Date(piece.from));
-      pieces.hi.push(new Date(piece.to));
-    }
+    const whole = topRange(aligned.from, aligned.to, interval);
+    if (whole.length) terms[addPieces(whole)].push({ bucket, sign: 1 });
+    terms[boundary(aligned.to)].push({ bucket, sign: 1 });
+    terms[boundary(aligned.from)].push({ bucket, sign: -1 });
   });
-  return { pieces, edges };
+  return { terms, pieces, edges };
 }
 
 export class OrderStatBucketsRepository {
@@ -154,26 +173,29 @@ export class OrderStatBucketsRepository {
       const from = range.from.getTime();
       const to = range.to.getTime();
       const clipped = bounds.map((bound) => ({ from: Math.max(from, bound.start_ms), to: Math.min(to, bound.end_ms) }));
-      const { pieces, edges } = readPlan(clipped, range.interval);
+      const { terms, pieces, edges } = readPlan(clipped, range.interval);
       const { rows } = await client.query<FigureRow>(FIGURES_SQL, [
-        scope.merchantId, scope.mode, pieces.bucket, pieces.sign, pieces.span, pieces.lo, pieces.hi,
-        edges.bucket, edges.lo, edges.hi,
+        scope.merchantId, scope.mode, pieces.term, pieces.sign, pieces.span, pieces.lo, pieces.hi,
+        edges.term, edges.lo, edges.hi,
       ]);
       const figures = bounds.map(() => emptyFigures());
       for (const row of rows) {
-        const target = figures[row.bucket];
-        if (row.histogram === null) {
-          const code = row.error_code === -1 ? null : row.error_code;
-          target.failures.set(code, (target.failures.get(code) ?? 0) + row.created);
-          continue;
+        const histogram = row.histogram === null ? null : decodeHistogram(row.histogram);
+        for (const { bucket, sign } of terms[row.term]) {
+          const target = figures[bucket];
+          if (histogram === null) {
+            const code = row.error_code === -1 ? null : row.error_code;
+            target.failures.set(code, (target.failures.get(code) ?? 0) + sign * row.created);
+            continue;
+          }
+          target.created += sign * row.created;
+          target.confirmed += sign * row.confirmed;
+          target.canceled += sign * row.canceled;
+          target.failed += sign * row.failed;
+          target.expired += sign * row.expired;
+          target.answered += sign * row.answered;
+          addHistogram(target.histogram, histogram, sign);
         }
-        target.created += row.created;
-        target.confirmed += row.confirmed;
-        target.canceled += row.canceled;
-        target.failed += row.failed;
-        target.expired += row.expired;
-        target.answered += row.answered;
-        addHistogram(target.histogram, decodeHistogram(row.histogram));
       }
       const totals = figures.reduce((sum, bucket) => {
         for (const key of ["created", "confirmed", "canceled", "failed", "expired", "answered"] as const) sum[key] += bucket[key];

@@ -35,30 +35,34 @@ function withinDay(t: number): Piece[] {
   const day = floorTo(t, DAY);
   const hour = floorTo(t, HOUR);
   if (t === day) return [];
+  const nextHour = ceilTo(t, HOUR);
   return cheapest(
     [...range(60, day, hour), ...withinHour(t)],
     [...range(1440, day, day + DAY), ...range(60, hour, day + DAY, -1), ...withinHour(t)],
+    [...range(1440, day, day + DAY), ...range(60, nextHour, day + DAY, -1), ...range(15, t, nextHour, -1)],
   );
+}
+
+/** The rows of [start of t's UTC day (or hour), t), t on a quarter, as signed pieces. */
+export function withinTop(t: number, top: "day" | "hour"): Piece[] {
+  if (t % QUARTER !== 0) throw new Error("order statistics: pieces need quarter-aligned ends");
+  return top === "day" ? withinDay(t) : withinHour(t);
+}
+
+/** The whole UTC days (or hours) from the one holding `from` up to the one holding `to`. */
+export function topRange(from: number, to: number, top: "day" | "hour"): Piece[] {
+  const step = top === "day" ? DAY : HOUR;
+  return range(top === "day" ? 1440 : 60, floorTo(from, step), floorTo(to, step));
 }
 
 /**
  * Signed pieces whose sum is [from, to), both on quarters: whole UTC days (or hours, when `top` is the hour) in
- * between, plus what `to` adds within its day, minus what `from` had within its day.
+ * between, plus what `to` adds within its day, minus what `from` had within its day. (The repository reads the
+ * share within the day of each bucket boundary once, for the two buckets that meet there.)
  */
 export function piecesOf(from: number, to: number, top: "day" | "hour"): Piece[] {
-  if (from % QUARTER !== 0 || to % QUARTER !== 0) throw new Error("order statistics: pieces need quarter-aligned ends");
   if (to <= from) return [];
-  const step = top === "day" ? DAY : HOUR;
-  const within = top === "day" ? withinDay : withinHour;
-  const pieces = [...range(top === "day" ? 1440 : 60, floorTo(from, step), floorTo(to, step)), ...within(to), ...neg(within(from))];
-  // Cancel a piece against its exact opposite (a bucket inside one day/hour: to's and from's shares overlap).
-  const kept: Piece[] = [];
-  for (const piece of pieces) {
-    const opposite = kept.findIndex((k) => k.span === piece.span && k.from === piece.from && k.to === piece.to && k.sign !== piece.sign);
-    if (opposite >= 0) kept.splice(opposite, 1);
-    else kept.push(piece);
-  }
-  return kept;
+  return [...topRange(from, to, top), ...withinTop(to, top), ...neg(withinTop(from, top))];
 }
 
 /** The quarter-aligned middle of [from, to), if any: the rest is read from the orders themselves. */
