@@ -187,6 +187,18 @@ describe("orderStats from the pre-aggregated buckets", () => {
           expect((await shop.test.post(`/api/v1/test/orders/${created[0]}/customer-action`, { action: "approve" })).status).toBe(200);
           expect((await shop.test.delete(`/api/v1/orders/${created[1]}`)).status).toBe(200);
           for (const change of changes) await applyChange(shop.id, ids, change);
+          // An order and its merchant's cancel written by one statement (as an import or bench/stats-seed.ts would).
+          await server.app.services.database.pool.query(
+            `WITH o AS (
+               INSERT INTO orders (id, merchant_id, mode, external_order_id, customer_name, customer_phone, subtotal, shipping_cost,
+                 total_cost, currency, language, status, customer_action, send_state, created_at, updated_at)
+               VALUES (gen_random_uuid(), $1, 'test', 'ONE-STATEMENT', 'Layla', '966500000000', 10, 0, 10, 'SAR', 'en',
+                 'canceled', 'canceled', 'accepted', $2, $2::timestamptz + interval '1 minute')
+               RETURNING id, created_at
+             )
+             INSERT INTO order_timeline (order_id, at, kind, source) SELECT id, created_at, 'canceled', 'merchant' FROM o`,
+            [shop.id, new Date(WINDOWS[0] + 3_600_000).toISOString()],
+          );
 
           for (const query of queries) {
             let from = WINDOWS[query.window] + query.from;
