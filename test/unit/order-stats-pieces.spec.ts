@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  addHistogram, binOf, binValue, decodeHistogram, GROWTH, histogramPercentile, MAX_BIN, RELATIVE_ERROR, SLOT_DIGITS,
+  addEncodedHistogram, addHistogram, binOf, binsPercentile, emptyBins, binValue, decodeHistogram, GROWTH, histogramPercentile, MAX_BIN, RELATIVE_ERROR, SLOT_DIGITS,
 } from "../../src/domain/stats/answer-histogram.ts";
 import { DAY, HOUR, piecesOf, QUARTER, withinTop, type Piece } from "../../src/domain/stats/stat-pieces.ts";
 
@@ -81,6 +81,29 @@ describe("time-to-answer histograms", () => {
     expect(decodeHistogram("0").size).toBe(0);
     expect(SLOT_DIGITS).toBe(9);
     expect(() => decodeHistogram("-1000000000")).toThrow();
+  });
+
+  it("decode the trimmed text the statement sends into dense bins, with a sign, into several targets", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.integer({ min: 0, max: MAX_BIN }).map(String), fc.integer({ min: 0, max: 999_999_999 })), (entries) => {
+        let value = 0n;
+        for (const [bin, count] of Object.entries(entries)) value += BigInt(count) * 10n ** BigInt(9 * Number(bin));
+        const full = value.toString();
+        const text = full.replace(/0+$/, "");
+        const [a, b] = [emptyBins(), emptyBins()];
+        addEncodedHistogram(text, full.length - text.length, [{ bins: a, sign: 1 }, { bins: b, sign: -1 }]);
+        for (let bin = 0; bin <= MAX_BIN; bin++) {
+          expect(a[bin]).toBe(entries[String(bin)] ?? 0);
+          expect(b[bin]).toBe(0 - (entries[String(bin)] ?? 0) || 0);
+        }
+      }),
+      { numRuns: 300 },
+    );
+    const bins = emptyBins();
+    bins[binOf(60_000)] = 1;
+    bins[binOf(300_000)] = 1;
+    expect(Math.abs(binsPercentile(bins, 0.5)! - 180)).toBeLessThanOrEqual(180 * RELATIVE_ERROR);
+    expect(binsPercentile(emptyBins(), 0.9)).toBeNull();
   });
 
   it("read percentiles as percentile_cont does, within the error of the exact value", () => {

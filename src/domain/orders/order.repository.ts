@@ -57,7 +57,7 @@ const withItems = { items: { orderBy: { position: "asc" } } } as const;
  * Claims the order (and its items) in the `sending` state and reads the merchant's confirmation policy in
  * the same statement: the policy an order follows is the one stored when it was created.
  */
-const INSERT_SENDING_SQL = `
+export const INSERT_SENDING_SQL = `
   WITH new_order AS (
     INSERT INTO orders (id, merchant_id, mode, external_order_id, customer_name, customer_phone, customer_address,
       subtotal, shipping_cost, total_cost, currency, note, language, status, send_state, created_at, updated_at)
@@ -88,7 +88,7 @@ const INSERT_SENDING_SQL = `
  * the fan-out switched off). An endpoint receives the events written after it was saved; one saved while this
  * statement runs does not get this event (nor did it before, when the fan-out ran before the endpoint committed).
  */
-const MARK_ACCEPTED_SQL = `
+export const MARK_ACCEPTED_SQL = `
   WITH accepted AS (
     UPDATE orders SET send_state = 'accepted', provider_message_id = $2, created_at = $3, updated_at = $3
     WHERE id = $1 AND send_state = 'sending'

@@ -3,7 +3,7 @@ import { ValidationError } from "../errors.ts";
 import type { MerchantScope } from "../orders/order.repository.ts";
 import type { StatsInterval } from "./order-stats.ts";
 import type { StatsRow } from "./order-stats.repository.ts";
-import { addHistogram, decodeHistogram, histogramPercentile, type Histogram } from "./answer-histogram.ts";
+import { addEncodedHistogram, binsPercentile, emptyBins } from "./answer-histogram.ts";
 import { alignedPart, topRange, withinTop, type Piece } from "./stat-pieces.ts";
 import { withCheckedOutClient } from "../../db/checked-out-client.ts";
 
@@ -77,10 +77,11 @@ export const FIGURES_SQL = `
   )
   SELECT term, sum(created)::int AS created, sum(confirmed)::int AS confirmed, sum(canceled)::int AS canceled,
     sum(failed)::int AS failed, sum(expired)::int AS expired, sum(answered)::int AS answered,
-    sum(histogram)::text AS histogram, NULL::int AS error_code
+    rtrim(sum(histogram)::text, '0') AS histogram, length(sum(histogram)::text) - length(rtrim(sum(histogram)::text, '0')) AS zeros,
+    NULL::int AS error_code
   FROM figures GROUP BY term
   UNION ALL
-  SELECT term, sum(count)::int, 0, 0, 0, 0, 0, NULL, error_code
+  SELECT term, sum(count)::int, 0, 0, 0, 0, 0, NULL, 0, error_code
   FROM failures GROUP BY term, error_code HAVING sum(count) <> 0`;
 
 interface BucketBounds {
@@ -97,7 +98,9 @@ interface FigureRow {
   failed: number;
   expired: number;
   answered: number;
+  /** The histogram's decimal text without trailing zeros (`zeros` of them); null on a row of failures. */
   histogram: string | null;
+  zeros: number;
   error_code: number | null;
 }
 
@@ -108,12 +111,12 @@ interface Figures {
   failed: number;
   expired: number;
   answered: number;
-  histogram: Histogram;
+  bins: Float64Array;
   failures: Map<number | null, number>;
 }
 
 const emptyFigures = (): Figures => ({
-  created: 0, confirmed: 0, canceled: 0, failed: 0, expired: 0, answered: 0, histogram: new Map(), failures: new Map(),
+  created: 0, confirmed: 0, canceled: 0, failed: 0, expired: 0, answered: 0, bins: emptyBins(), failures: new Map(),
 });
 
 /**
@@ -190,30 +193,27 @@ export class OrderStatBucketsRepository {
         edges.term, edges.lo, edges.hi,
       ]);
       const figures = bounds.map(() => emptyFigures());
+      // The totals take each term once with the sum of its signs (a boundary shared by two buckets adds 0).
+      const totals = emptyFigures();
       for (const row of rows) {
-        const histogram = row.histogram === null ? null : decodeHistogram(row.histogram);
-        for (const { bucket, sign } of terms[row.term]) {
-          const target = figures[bucket];
-          if (histogram === null) {
-            const code = row.error_code === -1 ? null : row.error_code;
-            target.failures.set(code, (target.failures.get(code) ?? 0) + sign * row.created);
-            continue;
-          }
+        const uses = terms[row.term];
+        const net = uses.reduce((sum, use) => sum + use.sign, 0);
+        const targets = [...uses.map(({ bucket, sign }) => ({ figures: figures[bucket], sign })), ...(net ? [{ figures: totals, sign: net }] : [])];
+        if (row.histogram === null) {
+          const code = row.error_code === -1 ? null : row.error_code;
+          for (const { figures: target, sign } of targets) target.failures.set(code, (target.failures.get(code) ?? 0) + sign * row.created);
+          continue;
+        }
+        for (const { figures: target, sign } of targets) {
           target.created += sign * row.created;
           target.confirmed += sign * row.confirmed;
           target.canceled += sign * row.canceled;
           target.failed += sign * row.failed;
           target.expired += sign * row.expired;
           target.answered += sign * row.answered;
-          addHistogram(target.histogram, histogram, sign);
         }
+        addEncodedHistogram(row.histogram, row.zeros, targets.map(({ figures: target, sign }) => ({ bins: target.bins, sign })));
       }
-      const totals = figures.reduce((sum, bucket) => {
-        for (const key of ["created", "confirmed", "canceled", "failed", "expired", "answered"] as const) sum[key] += bucket[key];
-        addHistogram(sum.histogram, bucket.histogram);
-        for (const [code, count] of bucket.failures) sum.failures.set(code, (sum.failures.get(code) ?? 0) + count);
-        return sum;
-      }, emptyFigures());
       return [statsRow(null, totals), ...figures.map((bucket, index) => statsRow(bounds[index].start, bucket))];
     });
   }
@@ -234,8 +234,8 @@ function statsRow(start: string | null, figures: Figures): StatsRow {
     expired: figures.expired,
     pending: figures.created - figures.confirmed - figures.canceled - figures.failed - figures.expired,
     answered: figures.answered,
-    p50: histogramPercentile(figures.histogram, 0.5),
-    p90: histogramPercentile(figures.histogram, 0.9),
+    p50: binsPercentile(figures.bins, 0.5),
+    p90: binsPercentile(figures.bins, 0.9),
     failures,
   };
 }
