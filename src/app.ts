@@ -10,7 +10,7 @@ import { OrderEventBus } from "./domain/orders/order-events.bus.ts";
 import { LiveOrderEvents } from "./domain/orders/live-order-events.ts";
 import { OrderRepository } from "./domain/orders/order.repository.ts";
 import { OrderService } from "./domain/orders/order.service.ts";
-import { OrderStatsRepository } from "./domain/stats/order-stats.repository.ts";
+import { OrderStatBucketsRepository } from "./domain/stats/order-stat-buckets.repository.ts";
 import { OrderStatsService } from "./domain/stats/order-stats.service.ts";
 import type { AppServices } from "./app-services.ts";
 import { buildHttpServer, type App } from "./http/server.ts";
@@ -137,7 +137,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     liveEvents,
     merchantService: new MerchantService(merchantRepository),
     orderService,
-    orderStats: new OrderStatsService(new OrderStatsRepository(database.pool)),
+    orderStats: new OrderStatsService(new OrderStatBucketsRepository(database.pool)),
     idempotency: new IdempotencyService(database.prisma, abandonedSendAgeMs(config.whatsapp.timeoutMs)),
     phones,
     simulator: new SimulatorService({ orders: orderService, phones, bus }),
