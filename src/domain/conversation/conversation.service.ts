@@ -35,6 +35,12 @@ export interface OrderMessageView {
   status: string | null;
 }
 
+/** What rendering the confirmation and reminders needs of the order (REST's view and GraphQL's source both have it). */
+export type ConversationSubject = Pick<
+  OrderView,
+  "id" | "externalOrderId" | "customerName" | "customerPhone" | "customerAddress" | "items" | "subtotal" | "shippingCost" | "totalCost" | "currency"
+>;
+
 /** At most this many messages of an order are returned (the newest ones, oldest first). */
 export const MAX_CONVERSATION_MESSAGES = 200;
 /** WhatsApp's customer-service window: free-form messages only within 24 h of the customer's last message. */
@@ -238,18 +244,23 @@ export class ConversationService {
     return this.messagesOfVisible(order);
   }
 
+  /** The window of an order the caller was already given (GraphQL's Order.conversationWindow). */
+  async windowOfVisible(order: Pick<OrderView, "id">): Promise<{ open: boolean; closesAt: string | null; lastCustomerMessageAt: string | null }> {
+    return windowOf(await this.deps.repository.lastInboundAt(null, order.id), this.clock());
+  }
+
   /** The conversation of an order the caller was already given. */
-  async messagesOfVisible(order: OrderView): Promise<OrderMessageView[]> {
+  async messagesOfVisible(order: ConversationSubject): Promise<OrderMessageView[]> {
     const rows = await this.deps.repository.conversation(order.id, MAX_CONVERSATION_MESSAGES);
     const needsTemplate = rows.some((row) => row.kind === "confirmation" || row.kind === "reminder");
     const facts = needsTemplate ? await this.deps.repository.order(order.id) : null;
     return rows.map((row) => this.view(row, order, facts));
   }
 
-  private view(row: ConversationRow, order: OrderView, facts: ConversationOrder | null): OrderMessageView {
+  private view(row: ConversationRow, order: ConversationSubject, facts: ConversationOrder | null): OrderMessageView {
     let text = row.text;
     if ((row.kind === "confirmation" || row.kind === "reminder") && facts) {
-      const message = confirmationOf(order, languageOf(facts.language), facts.merchantId);
+      const message = confirmationOf(order as OrderView, languageOf(facts.language), facts.merchantId);
       text = row.kind === "confirmation" ? renderConfirmationText(message) : renderReminderText({ ...message, reminder: row.reminder ?? 1 });
     }
     const status = row.status === "queued" || row.status === "sending" ? null : row.status;
@@ -305,7 +316,7 @@ export class ConversationService {
       });
     await repository.recordSend(messageId, sendOutcome(result), null);
     const stored = await repository.message(messageId);
-    return this.view(stored!, {} as OrderView, null);
+    return this.view(stored!, { id } as ConversationSubject, null);
   }
 
   /** Marks a customer's message read at the provider (best effort, never awaited by a callback's answer). */
