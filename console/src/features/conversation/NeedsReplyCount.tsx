@@ -22,6 +22,9 @@ const AnyMessageSubscription = graphql(`
   }
 `);
 
+/** Dispatched on `window` after this tab sent a reply (no event tells the other parts of the page). */
+export const NEEDS_REPLY_CHANGED = "ocs:needs-reply-changed";
+
 /** Merchant replies come from other tabs and the API too: the count is read again this often. */
 const REFRESH_MS = 30_000;
 
@@ -38,7 +41,11 @@ export function NeedsReplyCount() {
   useOnReconnect(refresh);
   useEffect(() => {
     const timer = setInterval(refresh, REFRESH_MS);
-    return () => clearInterval(timer);
+    window.addEventListener(NEEDS_REPLY_CHANGED, refresh);
+    return () => {
+      clearInterval(timer);
+      window.removeEventListener(NEEDS_REPLY_CHANGED, refresh);
+    };
   }, []); // eslint-disable-line react-hooks/exhaustive-deps
   const count = result.data?.orders.totalCount ?? 0;
   if (count === 0) return null;

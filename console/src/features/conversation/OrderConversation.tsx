@@ -6,6 +6,7 @@ import { useI18n } from "../../shared/i18n/i18n.tsx";
 import { useOnReconnect, useOrderEvents } from "../../shared/live-orders.tsx";
 import { useViewer } from "../../shared/session/viewer.tsx";
 import { ErrorBanner, mutationErrorMessage } from "../../shared/ui/errors.tsx";
+import { NEEDS_REPLY_CHANGED } from "./NeedsReplyCount.tsx";
 
 const ConversationQuery = graphql(`
   query OrderConversation($id: ID!) {
@@ -88,9 +89,9 @@ export function OrderConversation({ orderId }: { orderId: string }) {
 
   const order = result.data?.order;
   if (!order) return <ErrorBanner error={result.error} />;
-  const window = order.conversationWindow;
-  const closesAt = window.closesAt ? new Date(window.closesAt).getTime() : 0;
-  const open = window.open && closesAt > now;
+  const serviceWindow = order.conversationWindow;
+  const closesAt = serviceWindow.closesAt ? new Date(serviceWindow.closesAt).getTime() : 0;
+  const open = serviceWindow.open && closesAt > now;
 
   const onSend = async (event: FormEvent) => {
     event.preventDefault();
@@ -102,14 +103,16 @@ export function OrderConversation({ orderId }: { orderId: string }) {
       setSendError(message);
     } else {
       setText("");
+      // The order no longer needs a reply: the header's count reads itself again.
+      window.dispatchEvent(new Event(NEEDS_REPLY_CHANGED));
     }
     refresh();
   };
 
   let reason: string | null = null;
   if (!viewer.canWrite) reason = t("conversation.viewerCannotReply");
-  else if (!window.lastCustomerMessageAt) reason = t("conversation.closedNever");
-  else if (!open) reason = t("conversation.closed", { at: dateTime(window.closesAt!) });
+  else if (!serviceWindow.lastCustomerMessageAt) reason = t("conversation.closedNever");
+  else if (!open) reason = t("conversation.closed", { at: dateTime(serviceWindow.closesAt!) });
 
   return (
     <div className="conversation" data-testid="conversation">
