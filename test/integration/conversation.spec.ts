@@ -254,3 +254,61 @@ describe("merchant replies", () => {
     }
   });
 });
+
+describe("a Meta batch of 1,000 mixed texts and statuses", () => {
+  it("is applied exactly: answers, questions, strangers, repeats and statuses each once", async () => {
+    const created: Awaited<ReturnType<typeof placeLive>>[] = [];
+    for (let start = 0; start < 250; start += 10) {
+      created.push(...(await Promise.all(Array.from({ length: 10 }, () => placeLive(shop, { customerPhone: randomPhone() })))));
+    }
+    const answering = created.slice(0, 100); // "yes" / "الغاء" quoting their confirmation
+    const asking = created.slice(100, 150); // unclear texts
+    const delivered = created.slice(150, 250); // delivered then read statuses of their confirmation
+    const answers = answering.map((order, index) =>
+      textMessage({ from: order.phone, body: index % 2 ? "الغاء" : "yes", contextId: order.wamid }),
+    );
+    const questions = asking.map((order) => textMessage({ from: order.phone, body: "where is my order?", contextId: order.wamid }));
+    const strangers = Array.from({ length: 300 }, () => textMessage({ from: randomPhone(), body: "yes" }));
+    const repeats = [...answers.slice(0, 100), ...questions.slice(0, 50)].map((message) => ({ ...message }));
+    const statuses = delivered.flatMap((order) => [statusItem(order.wamid, "delivered", order.phone), statusItem(order.wamid, "read", order.phone)]);
+    const unknownStatuses = Array.from({ length: 200 }, () => statusItem(newInboundId(), "delivered", randomPhone()));
+    const messages = [...answers, ...questions, ...strangers, ...repeats];
+    const allStatuses = [...statuses, ...unknownStatuses];
+    expect(messages.length + allStatuses.length).toBe(1_000);
+    // Shuffled deterministically, keeping each order's "delivered" before its "read" and each original before its repeat.
+    const order = (items: any[]) => items.map((item, index) => ({ item, key: (index * 7919) % items.length })).sort((a, b) => a.key - b.key).map(({ item }) => item);
+    const shuffledMessages = [...order([...answers, ...questions, ...strangers]), ...repeats];
+    const before = await server.app.services.database.prisma.orderMessage.count();
+    fake.reset();
+    await callback(conversationCallback(shuffledMessages, [...statuses.filter((_, index) => index % 2 === 0), ...order(unknownStatuses), ...statuses.filter((_, index) => index % 2 === 1)]));
+
+    const rows = await server.app.services.database.prisma.order.findMany({ where: { id: { in: created.map((o) => o.id) } } });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    answering.forEach((o, index) => expect(byId.get(o.id)!.status, o.id).toBe(index % 2 ? "canceled" : "confirmed"));
+    for (const o of asking) expect(byId.get(o.id)!.status).toBe("pending");
+    for (const o of delivered) expect(byId.get(o.id)!).toMatchObject({ status: "pending", deliveryStatus: "read" });
+    const events = await server.app.services.database.prisma.orderEvent.groupBy({
+      by: ["type"],
+      where: { orderId: { in: created.map((o) => o.id) } },
+      _count: true,
+    });
+    expect(Object.fromEntries(events.map((row) => [row.type, row._count]))).toEqual({
+      "order.created": 250,
+      "order.confirmed": 50,
+      "order.canceled": 50,
+      "order.customer_message": 50,
+    });
+    // 150 customer texts stored (repeats and strangers not), 50 automatic replies queued and sent.
+    const stored = await server.app.services.database.prisma.orderMessage.groupBy({
+      by: ["direction", "kind"],
+      where: { orderId: { in: created.map((o) => o.id) } },
+      _count: true,
+    });
+    expect(Object.fromEntries(stored.map((row) => [`${row.direction}:${row.kind}`, row._count]))).toEqual({ "inbound:text": 150, "outbound:buttons": 50 });
+    expect(await server.app.services.database.prisma.orderMessage.count()).toBe(before + 200);
+    for (let i = 0; i < 400 && fake.requests.filter((r) => r.body?.type === "interactive").length < 50; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(fake.requests.filter((r) => r.body?.type === "interactive")).toHaveLength(50);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(fake.requests.filter((r) => r.body?.type === "interactive")).toHaveLength(50);
+  }, 120_000);
+});

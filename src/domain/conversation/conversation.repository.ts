@@ -1,6 +1,10 @@
 import type pg from "pg";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client.ts";
 import { newId } from "../ids.ts";
+import { storableText } from "../storable.ts";
+
+/** The `text` column's bound (WhatsApp's own limit for a text message). */
+const MAX_STORED_TEXT = 4096;
 import type { MerchantScope, ProviderEventKey, StoredEvent } from "../orders/order.repository.ts";
 import { CUSTOMER_MESSAGE_EVENT, type OrderEventEnvelope, type OrderView } from "../orders/order.view.ts";
 import type { DeliveryStatus } from "../orders/order-state.ts";
@@ -167,8 +171,11 @@ export class ConversationRepository {
   /** Stores a message in the caller's transaction (or on its own); returns its id. */
   async insert(tx: Executor | null, message: NewMessage): Promise<string> {
     const id = newId();
+    // Whatever a provider or client sent (a button label, a text) is stored as far as the column holds it, without
+    // NUL or unpaired surrogates; cleaned after the cut too, which may split a surrogate pair.
+    const text = message.text === null ? null : storableText(storableText(message.text).slice(0, MAX_STORED_TEXT));
     const values = [
-      id, message.orderId, message.merchantId, message.mode, message.direction, message.sender, message.kind, message.text,
+      id, message.orderId, message.merchantId, message.mode, message.direction, message.sender, message.kind, text,
       message.status, message.providerMessageId ?? null, message.payload ? JSON.stringify(message.payload) : null,
       message.leaseUntil ?? null, message.at,
     ];
