@@ -97,3 +97,49 @@ describe("a merchant reply racing the customer's tap", () => {
     }
   });
 });
+
+describe("bounds and recovery", () => {
+  it("at most 20 merchant replies per order and hour: the 21st is 429 with Retry-After, and nothing is sent", async () => {
+    const order = await place();
+    expect((await say(shop, order.id, "are you there?")).status).toBe(200);
+    for (let index = 0; index < 20; index++) {
+      const sent = await shop.test.post(`/api/v1/orders/${order.id}/messages`, { text: `reply ${index}` });
+      expect(sent.status, sent.text).toBe(201);
+    }
+    const refused = await shop.test.post(`/api/v1/orders/${order.id}/messages`, { text: "one more" });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toBe("RATE_LIMITED");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    const merchantMessages = (await shop.test.get(`/api/v1/orders/${order.id}/messages`)).body.data.filter((message: any) => message.sender === "merchant");
+    expect(merchantMessages).toHaveLength(20);
+  });
+
+  it("a send interrupted by a crash (lease passed) is failed by the sender, never sent again", async () => {
+    const order = await place();
+    expect((await say(shop, order.id, "hello?")).status).toBe(200);
+    const pool = server.app.services.database.pool;
+    const sentOnce = () => server.app.services.phones.all().some((message) => message.orderId === order.id && message.kind === "buttons");
+    for (let i = 0; i < 400 && !sentOnce(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(sentOnce()).toBe(true);
+    // As if an instance died while sending the automatic reply: still `sending`, its lease over.
+    await pool.query(
+      `UPDATE order_messages SET status = 'sending', lease_until = now() - interval '1 minute' WHERE order_id = $1 AND kind = 'buttons'`,
+      [order.id],
+    );
+    const shown = server.app.services.phones.all().filter((message) => message.orderId === order.id && message.kind === "buttons").length;
+    // The sender looks on its own every few seconds; wait for the row it must fail.
+    for (let i = 0; i < 800; i++) {
+      const { rows } = await pool.query(`SELECT status, failure_reason FROM order_messages WHERE order_id = $1 AND kind = 'buttons'`, [order.id]);
+      if (rows[0].status === "failed") {
+        expect(rows[0].failure_reason).toBe("send interrupted");
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const { rows } = await pool.query(`SELECT status FROM order_messages WHERE order_id = $1 AND kind = 'buttons'`, [order.id]);
+    expect(rows[0].status).toBe("failed");
+    expect(server.app.services.phones.all().filter((message) => message.orderId === order.id && message.kind === "buttons")).toHaveLength(shown);
+    const conversation = (await shop.test.get(`/api/v1/orders/${order.id}/messages`)).body.data;
+    expect(conversation.find((message: any) => message.kind === "buttons").status).toBe("failed");
+  });
+});

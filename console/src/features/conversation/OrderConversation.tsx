@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useMutation, useQuery, useSubscription } from "urql";
 import { graphql } from "../../gql/index.ts";
 import type { MessageKey } from "../../shared/i18n/messages.ts";
@@ -82,6 +82,12 @@ export function OrderConversation({ orderId }: { orderId: string }) {
     return () => clearInterval(timer);
   }, [orderId]); // eslint-disable-line react-hooks/exhaustive-deps
   const now = useNow();
+  // The newest message in view, as in a chat, whenever one arrives.
+  const list = useRef<HTMLOListElement>(null);
+  const count = result.data?.order?.messages.length ?? 0;
+  useEffect(() => {
+    if (list.current) list.current.scrollTop = list.current.scrollHeight;
+  }, [count]);
 
   const [sendState, send] = useMutation(SendMessageMutation);
   const [text, setText] = useState("");
@@ -116,7 +122,7 @@ export function OrderConversation({ orderId }: { orderId: string }) {
 
   return (
     <div className="conversation" data-testid="conversation">
-      <ol className="conversation-list" aria-live="polite">
+      <ol className="conversation-list" aria-live="polite" ref={list}>
         {order.messages.map((message) => (
           <li
             key={message.id}
