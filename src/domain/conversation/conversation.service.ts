@@ -49,6 +49,9 @@ export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const MAX_TEXT_LENGTH = 4096;
 /** At most this many merchant messages per order per hour (a bound against loops and floods). */
 export const MAX_REPLIES_PER_HOUR = 20;
+/** Read receipts sent to the provider at the same time, and waiting at most. */
+const MARK_READ_CONCURRENCY = 4;
+const MARK_READ_QUEUE = 5_000;
 /** Orders offered in one "which order?" list (Meta allows 10 rows). */
 export const MAX_LIST_ORDERS = 10;
 
@@ -319,11 +322,33 @@ export class ConversationService {
     return this.view(stored!, { id } as ConversationSubject, null);
   }
 
-  /** Marks a customer's message read at the provider (best effort, never awaited by a callback's answer). */
+  /**
+   * Marks a customer's message read at the provider: best effort, never awaited by a callback's answer, at most
+   * MARK_READ_CONCURRENCY at a time (a notification of 1,000 texts must not open 1,000 connections to Meta), and at
+   * most MARK_READ_QUEUE waiting (beyond, the receipt is skipped: a later one marks the earlier messages read too).
+   */
   markRead(mode: MerchantScope["mode"], providerMessageId: string | null): void {
     if (!providerMessageId) return;
-    const channel = conversationChannelOf(this.deps.providers.forMode(mode));
-    channel.markRead(providerMessageId).catch((error: unknown) => this.deps.logger.warn({ err: error }, "mark as read failed"));
+    if (this.readQueue.length >= MARK_READ_QUEUE) return;
+    this.readQueue.push({ mode, providerMessageId });
+    this.pumpReads();
+  }
+
+  private readonly readQueue: { mode: MerchantScope["mode"]; providerMessageId: string }[] = [];
+  private readsInFlight = 0;
+
+  private pumpReads(): void {
+    while (this.readsInFlight < MARK_READ_CONCURRENCY && this.readQueue.length) {
+      const { mode, providerMessageId } = this.readQueue.shift()!;
+      this.readsInFlight++;
+      conversationChannelOf(this.deps.providers.forMode(mode))
+        .markRead(providerMessageId)
+        .catch((error: unknown) => this.deps.logger.warn({ err: error }, "mark as read failed"))
+        .finally(() => {
+          this.readsInFlight--;
+          this.pumpReads();
+        });
+    }
   }
 
   /** Our conversation messages among provider ids (a callback batch's statuses and quotes), in one query. */
