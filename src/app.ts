@@ -46,6 +46,9 @@ import { SessionEnds } from "./domain/users/session-ends.ts";
 import { AuditLogService } from "./domain/audit/audit-log.service.ts";
 import { AuditLogRepository } from "./domain/audit/audit-log.repository.ts";
 import { abandonedSendAgeMs, startMaintenance } from "./workers/maintenance.worker.ts";
+import { ConversationRepository } from "./domain/conversation/conversation.repository.ts";
+import { ConversationService } from "./domain/conversation/conversation.service.ts";
+import { ConversationSender } from "./workers/conversation-sender.ts";
 
 /** How long app.close() lets open HTTP connections end by themselves before cutting them. */
 const HTTP_CLOSE_GRACE_MS = 3_000;
@@ -121,6 +124,16 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       sendTimeoutMs: config.whatsapp.timeoutMs * 3 + 3_000,
     },
   );
+  const conversationRepository = new ConversationRepository(database.prisma, database.pool);
+  const conversationSender = new ConversationSender({ repository: conversationRepository, providers, logger });
+  const conversations = new ConversationService({
+    repository: conversationRepository,
+    orders: orderService,
+    providers,
+    bus,
+    logger,
+    queued: () => conversationSender.wake(),
+  });
   const merchantRepository = new MerchantRepository(database.prisma);
   const userRepository = new UserRepository(database.prisma);
   const sessionEnds = new SessionEnds(redis, logger);
@@ -140,7 +153,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     orderStats: new OrderStatsService(new OrderStatBucketsRepository(database.pool)),
     idempotency: new IdempotencyService(database.prisma, abandonedSendAgeMs(config.whatsapp.timeoutMs)),
     phones,
-    simulator: new SimulatorService({ orders: orderService, phones, bus }),
+    simulator: new SimulatorService({ orders: orderService, phones, bus, conversations }),
     webhookEndpoints: new WebhookEndpointService(new WebhookEndpointRepository(database.prisma), {
       allowPrivateUrls: config.webhooks.allowPrivateUrls,
       dnsServers: config.webhooks.dnsServers,
@@ -171,6 +184,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       undefined,
       sessionEnds,
     ),
+    conversations,
   };
   const graphqlSchema = createGraphQLSchema(services);
   const http = await buildHttpServer(services, config, logger, graphqlSchema);
@@ -180,6 +194,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const maintenance = startMaintenance(services, logger);
   webhookDispatcher.start();
   confirmationScheduler.start();
+  conversationSender.start();
 
   return {
     services,
@@ -190,6 +205,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       // The dispatcher winds down alongside the HTTP server: attempts under way finish or are handed back.
       const dispatcherStopped = webhookDispatcher.stop();
       const schedulerStopped = confirmationScheduler.stop();
+      const senderStopped = conversationSender.stop();
       // Connections still open after a grace period (a keep-alive socket Node does not count as idle, a client
       // that never finishes its request) are cut, so shutdown never waits on a client; handlers still running
       // are waited for below.
@@ -200,6 +216,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       await drain("shutdown", http.inFlight, 10_000, (message) => logger.warn(message));
       await dispatcherStopped;
       await schedulerStopped;
+      await senderStopped;
       await maintenance.stop();
       await liveEvents.close();
       sessionEnds.close();

@@ -10,6 +10,7 @@ import { viewerResolvers } from "./resolvers/viewer.resolvers.ts";
 import { webhookResolvers } from "./resolvers/webhook.resolvers.ts";
 import { statsResolvers } from "./resolvers/stats.resolvers.ts";
 import { auditResolvers } from "./resolvers/audit.resolvers.ts";
+import { conversationResolvers } from "./resolvers/conversation.resolvers.ts";
 import { DateTimeScalar, JSONScalar } from "./scalars.ts";
 import { subscriptionResolvers } from "./subscriptions/subscription.resolvers.ts";
 
@@ -26,14 +27,15 @@ export function createGraphQLSchema(services: AppServices): GraphQLSchema {
   const webhooks = webhookResolvers(services);
   const stats = statsResolvers(services);
   const audit = auditResolvers(services);
+  const conversation = conversationResolvers(services);
   const resolvers: Resolvers = {
     DateTime: DateTimeScalar,
     JSON: JSONScalar,
     Query: { ...orders.Query, ...confirmation.Query, ...viewer.Query, ...apiKeys.Query, ...webhooks.Query, ...stats.Query, ...audit.Query },
-    Mutation: { ...orders.Mutation, ...confirmation.Mutation, ...apiKeys.Mutation, ...webhooks.Mutation },
-    Order: { ...confirmation.Order, ...webhooks.Order },
+    Mutation: { ...orders.Mutation, ...confirmation.Mutation, ...apiKeys.Mutation, ...webhooks.Mutation, ...conversation.Mutation },
+    Order: { ...confirmation.Order, ...webhooks.Order, ...conversation.Order },
     OrderConnection: orders.OrderConnection,
-    Subscription: subscriptionResolvers(services),
+    Subscription: { ...subscriptionResolvers(services), ...conversation.Subscription },
   };
   return makeExecutableSchema({ typeDefs: SCHEMA_SDL, resolvers });
 }
