@@ -20,6 +20,9 @@ import type { SimulatedPhones } from "./providers/simulator/simulated-phones.ts"
 import type { SimulatorService } from "./providers/simulator/simulator.service.ts";
 import type { ConfirmationScheduler } from "./workers/confirmation-scheduler.ts";
 import type { WebhookDispatcher } from "./workers/webhook-dispatcher.ts";
+import type { StoreService } from "./domain/stores/store.service.ts";
+import type { StoreIntakeWorker } from "./workers/store-intake.worker.ts";
+import type { StoreWritebackWorker } from "./workers/store-writeback.worker.ts";
 
 /**
  * Every service the transports (REST, GraphQL, websockets, workers) receive. It lives apart from the composition
@@ -58,4 +61,10 @@ export interface AppServices {
   users: UserService;
   /** Console sign-in and the sessions behind the `ocs_session` cookie. */
   sessions: SessionService;
+  /** Store connections (SPEC §13): connections, inbound store orders, settings. */
+  stores: StoreService;
+  /** Processes received store deliveries; `wake()` after storing one. */
+  storeIntake: StoreIntakeWorker;
+  /** Drains the store write-back outbox. */
+  storeWriteback: StoreWritebackWorker;
 }

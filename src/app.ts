@@ -42,6 +42,7 @@ import { UserService } from "./domain/users/user.service.ts";
 import { SessionService } from "./domain/users/session.service.ts";
 import { MemoryAttemptCounter, RedisAttemptCounter } from "./domain/users/attempt-counter.ts";
 import { abandonedSendAgeMs, startMaintenance } from "./workers/maintenance.worker.ts";
+import { buildStores } from "./domain/stores/store-composition.ts";
 
 /** How long app.close() lets open HTTP connections end by themselves before cutting them. */
 const HTTP_CLOSE_GRACE_MS = 3_000;
@@ -116,6 +117,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const merchantRepository = new MerchantRepository(database.prisma);
   const userRepository = new UserRepository(database.prisma);
   const signInAttempts = redis ? new RedisAttemptCounter(redis, new MemoryAttemptCounter()) : new MemoryAttemptCounter();
+  const stores = buildStores({ config, database, secrets, orderService, bus, logger });
   const services: AppServices = {
     config,
     database,
@@ -156,15 +158,19 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       },
       logger,
     ),
+    stores: stores.service,
+    storeIntake: stores.intake,
+    storeWriteback: stores.writeback,
   };
   const graphqlSchema = createGraphQLSchema(services);
-  const http = await buildHttpServer(services, config, logger, graphqlSchema);
+  const http = await buildHttpServer(services, config, logger, graphqlSchema, stores.routesFor(services));
   listening = http;
   // graphql-transport-ws on the same port and path as HTTP /graphql (Fastify ignores upgrade requests).
   const subscriptions = startSubscriptionServer(http.server, services, graphqlSchema, logger, options.subscriptions);
   const maintenance = startMaintenance(services, logger);
   webhookDispatcher.start();
   confirmationScheduler.start();
+  stores.start();
 
   return {
     services,
@@ -175,6 +181,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       // The dispatcher winds down alongside the HTTP server: attempts under way finish or are handed back.
       const dispatcherStopped = webhookDispatcher.stop();
       const schedulerStopped = confirmationScheduler.stop();
+      const storesStopped = stores.stop();
       // Connections still open after a grace period (a keep-alive socket Node does not count as idle, a client
       // that never finishes its request) are cut, so shutdown never waits on a client; handlers still running
       // are waited for below.
@@ -185,6 +192,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       await drain("shutdown", http.inFlight, 10_000, (message) => logger.warn(message));
       await dispatcherStopped;
       await schedulerStopped;
+      await storesStopped;
       await maintenance.stop();
       await liveEvents.close();
       redis?.disconnect();

@@ -143,6 +143,21 @@ const envSchema = z.object({
   SIGN_IN_RATE_LIMIT_MAX: positiveInt.default(10),
   SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS: positiveInt.default(50),
   SIGN_IN_RATE_LIMIT_WINDOW: duration.prefault("15 minutes"),
+  // Store connectors (SPEC §13).
+  SHOPIFY_CLIENT_ID: z.string().min(1).max(200).optional(),
+  SHOPIFY_CLIENT_SECRET: z.string().min(1).max(500).optional(),
+  SHOPIFY_API_VERSION: z.string().regex(/^(\d{4}-\d{2}|unstable)$/, "must look like 2026-10").default("2026-10"),
+  SHOPIFY_SHOP_ORIGIN: z
+    .string()
+    .refine((text) => text.includes("{shop}") && URL.canParse(text.replace("{shop}", "shop.myshopify.com")), {
+      message: "must be a URL containing {shop}, e.g. https://{shop}",
+    })
+    .default("https://{shop}"),
+  SHOPIFY_SCOPES: z
+    .string()
+    .regex(/^[a-z_]+(,[a-z_]+)*$/, "must be comma-separated scope names")
+    .default("read_orders,write_orders,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders"),
+  STORE_TIMEOUT_MS: positiveInt.default(10_000),
 });
 
 export type DatabaseTarget =
@@ -206,6 +221,19 @@ export interface Config {
     /** Session requests may run only the console's trusted documents (hash → document manifest of its build). */
     trustedDocuments: boolean;
     signInRateLimit: { maxPerEmail: number; maxPerAddress: number; windowMs: number };
+  };
+  /** Store connectors (SPEC §13); a platform whose app credentials are unset cannot be connected. */
+  stores: {
+    /** Each call to a store's API is abandoned after this. */
+    timeoutMs: number;
+    shopify: {
+      clientId: string | null;
+      clientSecret: string | null;
+      apiVersion: string;
+      /** `{shop}` is replaced by the shop's domain (tests point it at a fake). */
+      shopOrigin: string;
+      scopes: string;
+    };
   };
   logLevel: string;
 }
@@ -287,6 +315,16 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         maxPerEmail: env.SIGN_IN_RATE_LIMIT_MAX,
         maxPerAddress: env.SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS,
         windowMs: env.SIGN_IN_RATE_LIMIT_WINDOW,
+      },
+    },
+    stores: {
+      timeoutMs: env.STORE_TIMEOUT_MS,
+      shopify: {
+        clientId: env.SHOPIFY_CLIENT_ID ?? null,
+        clientSecret: env.SHOPIFY_CLIENT_SECRET ?? null,
+        apiVersion: env.SHOPIFY_API_VERSION,
+        shopOrigin: env.SHOPIFY_SHOP_ORIGIN.replace(/\/+$/, ""),
+        scopes: env.SHOPIFY_SCOPES,
       },
     },
     logLevel: env.LOG_LEVEL,

@@ -1,5 +1,6 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { OrderConnectionSource, OrderSource } from '../graphql/order-mapper.ts';
+import type { StoreConnectionView } from '../domain/stores/store.service.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -225,6 +226,8 @@ export type Mutation = {
   createWebhookEndpoint: CreateWebhookEndpointPayload;
   /** Deletes a webhook endpoint; its pending deliveries are dropped. */
   deleteWebhookEndpoint: DeleteWebhookEndpointPayload;
+  /** Disconnects a store: its credentials are deleted and its deliveries ignored from now on (admins only). */
+  disconnectStore: StoreConnectionPayload;
   /**
    * Redeliver now (same webhook-id): a pending delivery is attempted at once; a succeeded or dead one gets exactly
    * one more attempt.
@@ -236,6 +239,8 @@ export type Mutation = {
   rotateWebhookEndpointSecret: RotateWebhookEndpointSecretPayload;
   /** Replaces the caller's confirmation policy; it applies to orders created afterwards. */
   updateConfirmationPolicy: UpdateConfirmationPolicyPayload;
+  /** Changes a connection's settings (admins only). */
+  updateStoreConnection: StoreConnectionPayload;
   /** Changes a webhook endpoint's URL, events, description or enabled flag. */
   updateWebhookEndpoint: UpdateWebhookEndpointPayload;
 };
@@ -272,6 +277,12 @@ export type MutationDeleteWebhookEndpointArgs = {
 
 
 /** The root of every change. */
+export type MutationDisconnectStoreArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every change. */
 export type MutationRetryWebhookDeliveryArgs = {
   id: Scalars['ID']['input'];
 };
@@ -292,6 +303,13 @@ export type MutationRotateWebhookEndpointSecretArgs = {
 /** The root of every change. */
 export type MutationUpdateConfirmationPolicyArgs = {
   input: ConfirmationPolicyInput;
+};
+
+
+/** The root of every change. */
+export type MutationUpdateStoreConnectionArgs = {
+  id: Scalars['ID']['input'];
+  input: StoreSettingsInput;
 };
 
 
@@ -574,6 +592,8 @@ export type Query = {
    * stable while new orders arrive: the same orders and the same cursors as the REST list.
    */
   orders: OrderConnection;
+  /** The store connections of the caller's merchant and mode. */
+  storeConnections: Array<StoreConnection>;
   /** Who is calling: the console user (null for an API key), the merchant, and the mode. */
   viewer: Viewer;
   /** The delivery log of the caller's mode, newest first, with keyset pagination like `orders`. */
@@ -669,6 +689,99 @@ export type StatsInterval =
   | 'DAY'
   /** Hours, starting at the local hour that contains `from`. */
   | 'HOUR';
+
+/** One entry of a connection's activity log (kept: the newest 1,000). */
+export type StoreActivity = {
+  __typename?: 'StoreActivity';
+  at: Scalars['DateTime']['output'];
+  detail?: Maybe<Scalars['JSON']['output']>;
+  /** order_created, order_skipped (detail.reason not_cod | no_phone | duplicate | invalid), writeback_succeeded, writeback_failed, writeback_retrying, connected, disconnected, token_refreshed, customer_redacted, shop_redacted, data_requested, error. */
+  kind: Scalars['String']['output'];
+  /** Our order, when one was created. */
+  orderId?: Maybe<Scalars['ID']['output']>;
+  /** The store's own order id (a string: Shopify ids exceed 2^53). */
+  storeOrderId?: Maybe<Scalars['String']['output']>;
+};
+
+export type StoreConnection = {
+  __typename?: 'StoreConnection';
+  /** Newest first; first is 0–100. */
+  activity: Array<StoreActivity>;
+  createdAt: Scalars['DateTime']['output'];
+  id: Scalars['ID']['output'];
+  lastOrderAt?: Maybe<Scalars['DateTime']['output']>;
+  mode: KeyMode;
+  platform: StorePlatform;
+  settings: StoreSettings;
+  /** The shop's domain (Shopify: <name>.myshopify.com). */
+  shop: Scalars['String']['output'];
+  status: StoreConnectionStatus;
+};
+
+
+export type StoreConnectionActivityArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type StoreConnectionPayload = {
+  __typename?: 'StoreConnectionPayload';
+  /** The connection as stored; null when userErrors is not empty. */
+  connection?: Maybe<StoreConnection>;
+  userErrors: Array<UserError>;
+};
+
+export type StoreConnectionStatus =
+  /** Orders arrive and results go back. */
+  | 'ACTIVE'
+  /** Disconnected from the console or uninstalled in the store: deliveries are answered and ignored. */
+  | 'DISCONNECTED'
+  /** The store refused our credentials: reconnect from the console. */
+  | 'ERROR';
+
+/** The store platform of a connection. */
+export type StorePlatform =
+  | 'SALLA'
+  | 'SHOPIFY'
+  | 'WOOCOMMERCE';
+
+/** What a connection does with store orders and what it writes back. */
+export type StoreSettings = {
+  __typename?: 'StoreSettings';
+  /** Cancel the store order when the customer cancels (default false). */
+  cancelOnCustomerCancel: Scalars['Boolean']['output'];
+  /** Cancel the store order when the confirmation expires (default false). */
+  cancelOnExpiry: Scalars['Boolean']['output'];
+  /** Only orders paid by cash on delivery create a confirmation (default true). */
+  codOnly: Scalars['Boolean']['output'];
+  /** Payment gateway names that mean cash on delivery (case-insensitive, whole words). */
+  codPaymentNames: Array<Scalars['String']['output']>;
+  /** Hold the store order's fulfillment until the customer confirms (default false). */
+  holdFulfillmentUntilConfirmed: Scalars['Boolean']['output'];
+  /** The message language when the store order has no locale of ours: en or ar (default en). */
+  language: Scalars['String']['output'];
+  /** Default cod-canceled. */
+  tagCanceled?: Maybe<Scalars['String']['output']>;
+  /** Tag added to the store order when the customer confirms (null: none). Default cod-confirmed. */
+  tagConfirmed?: Maybe<Scalars['String']['output']>;
+  /** Default cod-unconfirmed. */
+  tagExpired?: Maybe<Scalars['String']['output']>;
+  /** Default cod-undeliverable. */
+  tagFailed?: Maybe<Scalars['String']['output']>;
+};
+
+/** Absent fields keep their value; a tag set to null or an empty string is not written. */
+export type StoreSettingsInput = {
+  cancelOnCustomerCancel?: InputMaybe<Scalars['Boolean']['input']>;
+  cancelOnExpiry?: InputMaybe<Scalars['Boolean']['input']>;
+  codOnly?: InputMaybe<Scalars['Boolean']['input']>;
+  codPaymentNames?: InputMaybe<Array<Scalars['String']['input']>>;
+  holdFulfillmentUntilConfirmed?: InputMaybe<Scalars['Boolean']['input']>;
+  language?: InputMaybe<Scalars['String']['input']>;
+  tagCanceled?: InputMaybe<Scalars['String']['input']>;
+  tagConfirmed?: InputMaybe<Scalars['String']['input']>;
+  tagExpired?: InputMaybe<Scalars['String']['input']>;
+  tagFailed?: InputMaybe<Scalars['String']['input']>;
+};
 
 /** Live updates over the graphql-transport-ws websocket at /graphql. */
 export type Subscription = {
@@ -973,6 +1086,13 @@ export type ResolversTypes = {
   RevokeApiKeyPayload: ResolverTypeWrapper<RevokeApiKeyPayload>;
   RotateWebhookEndpointSecretPayload: ResolverTypeWrapper<RotateWebhookEndpointSecretPayload>;
   StatsInterval: StatsInterval;
+  StoreActivity: ResolverTypeWrapper<StoreActivity>;
+  StoreConnection: ResolverTypeWrapper<StoreConnectionView>;
+  StoreConnectionPayload: ResolverTypeWrapper<Omit<StoreConnectionPayload, 'connection'> & { connection?: Maybe<ResolversTypes['StoreConnection']> }>;
+  StoreConnectionStatus: StoreConnectionStatus;
+  StorePlatform: StorePlatform;
+  StoreSettings: ResolverTypeWrapper<StoreSettings>;
+  StoreSettingsInput: StoreSettingsInput;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UpdateConfirmationPolicyPayload: ResolverTypeWrapper<UpdateConfirmationPolicyPayload>;
@@ -1030,6 +1150,11 @@ export type ResolversParentTypes = {
   RetryWebhookDeliveryPayload: RetryWebhookDeliveryPayload;
   RevokeApiKeyPayload: RevokeApiKeyPayload;
   RotateWebhookEndpointSecretPayload: RotateWebhookEndpointSecretPayload;
+  StoreActivity: StoreActivity;
+  StoreConnection: StoreConnectionView;
+  StoreConnectionPayload: Omit<StoreConnectionPayload, 'connection'> & { connection?: Maybe<ResolversParentTypes['StoreConnection']> };
+  StoreSettings: StoreSettings;
+  StoreSettingsInput: StoreSettingsInput;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   UpdateConfirmationPolicyPayload: UpdateConfirmationPolicyPayload;
@@ -1113,10 +1238,12 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   createOrder?: Resolver<ResolversTypes['CreateOrderPayload'], ParentType, ContextType, RequireFields<MutationCreateOrderArgs, 'input'>>;
   createWebhookEndpoint?: Resolver<ResolversTypes['CreateWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationCreateWebhookEndpointArgs, 'input'>>;
   deleteWebhookEndpoint?: Resolver<ResolversTypes['DeleteWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebhookEndpointArgs, 'id'>>;
+  disconnectStore?: Resolver<ResolversTypes['StoreConnectionPayload'], ParentType, ContextType, RequireFields<MutationDisconnectStoreArgs, 'id'>>;
   retryWebhookDelivery?: Resolver<ResolversTypes['RetryWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRetryWebhookDeliveryArgs, 'id'>>;
   revokeApiKey?: Resolver<ResolversTypes['RevokeApiKeyPayload'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   rotateWebhookEndpointSecret?: Resolver<ResolversTypes['RotateWebhookEndpointSecretPayload'], ParentType, ContextType, RequireFields<MutationRotateWebhookEndpointSecretArgs, 'id'>>;
   updateConfirmationPolicy?: Resolver<ResolversTypes['UpdateConfirmationPolicyPayload'], ParentType, ContextType, RequireFields<MutationUpdateConfirmationPolicyArgs, 'input'>>;
+  updateStoreConnection?: Resolver<ResolversTypes['StoreConnectionPayload'], ParentType, ContextType, RequireFields<MutationUpdateStoreConnectionArgs, 'id' | 'input'>>;
   updateWebhookEndpoint?: Resolver<ResolversTypes['UpdateWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationUpdateWebhookEndpointArgs, 'id' | 'input'>>;
 };
 
@@ -1229,6 +1356,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
   orderStats?: Resolver<ResolversTypes['OrderStats'], ParentType, ContextType, RequireFields<QueryOrderStatsArgs, 'from' | 'interval' | 'timeZone' | 'to'>>;
   orders?: Resolver<ResolversTypes['OrderConnection'], ParentType, ContextType, RequireFields<QueryOrdersArgs, 'first'>>;
+  storeConnections?: Resolver<Array<ResolversTypes['StoreConnection']>, ParentType, ContextType>;
   viewer?: Resolver<ResolversTypes['Viewer'], ParentType, ContextType>;
   webhookDeliveries?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'first'>>;
   webhookEndpoints?: Resolver<Array<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
@@ -1254,6 +1382,44 @@ export type RotateWebhookEndpointSecretPayloadResolvers<ContextType = GraphQLCon
   endpoint?: Resolver<Maybe<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
   secret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type StoreActivityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StoreActivity'] = ResolversParentTypes['StoreActivity']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  detail?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  orderId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  storeOrderId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type StoreConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StoreConnection'] = ResolversParentTypes['StoreConnection']> = {
+  activity?: Resolver<Array<ResolversTypes['StoreActivity']>, ParentType, ContextType, RequireFields<StoreConnectionActivityArgs, 'first'>>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastOrderAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  mode?: Resolver<ResolversTypes['KeyMode'], ParentType, ContextType>;
+  platform?: Resolver<ResolversTypes['StorePlatform'], ParentType, ContextType>;
+  settings?: Resolver<ResolversTypes['StoreSettings'], ParentType, ContextType>;
+  shop?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['StoreConnectionStatus'], ParentType, ContextType>;
+};
+
+export type StoreConnectionPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StoreConnectionPayload'] = ResolversParentTypes['StoreConnectionPayload']> = {
+  connection?: Resolver<Maybe<ResolversTypes['StoreConnection']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type StoreSettingsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StoreSettings'] = ResolversParentTypes['StoreSettings']> = {
+  cancelOnCustomerCancel?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  cancelOnExpiry?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  codOnly?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  codPaymentNames?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  holdFulfillmentUntilConfirmed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  language?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  tagCanceled?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  tagConfirmed?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  tagExpired?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  tagFailed?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
@@ -1357,6 +1523,10 @@ export type Resolvers<ContextType = GraphQLContext> = {
   RetryWebhookDeliveryPayload?: RetryWebhookDeliveryPayloadResolvers<ContextType>;
   RevokeApiKeyPayload?: RevokeApiKeyPayloadResolvers<ContextType>;
   RotateWebhookEndpointSecretPayload?: RotateWebhookEndpointSecretPayloadResolvers<ContextType>;
+  StoreActivity?: StoreActivityResolvers<ContextType>;
+  StoreConnection?: StoreConnectionResolvers<ContextType>;
+  StoreConnectionPayload?: StoreConnectionPayloadResolvers<ContextType>;
+  StoreSettings?: StoreSettingsResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   UpdateConfirmationPolicyPayload?: UpdateConfirmationPolicyPayloadResolvers<ContextType>;
   UpdateWebhookEndpointPayload?: UpdateWebhookEndpointPayloadResolvers<ContextType>;

@@ -9,6 +9,7 @@ import { confirmationResolvers } from "./resolvers/confirmation-policy.resolvers
 import { viewerResolvers } from "./resolvers/viewer.resolvers.ts";
 import { webhookResolvers } from "./resolvers/webhook.resolvers.ts";
 import { statsResolvers } from "./resolvers/stats.resolvers.ts";
+import { storeResolvers } from "./resolvers/store.resolvers.ts";
 import { DateTimeScalar, JSONScalar } from "./scalars.ts";
 import { subscriptionResolvers } from "./subscriptions/subscription.resolvers.ts";
 
@@ -24,13 +25,15 @@ export function createGraphQLSchema(services: AppServices): GraphQLSchema {
   const apiKeys = apiKeyResolvers(services);
   const webhooks = webhookResolvers(services);
   const stats = statsResolvers(services);
+  const stores = storeResolvers(services);
   const resolvers: Resolvers = {
     DateTime: DateTimeScalar,
     JSON: JSONScalar,
-    Query: { ...orders.Query, ...confirmation.Query, ...viewer.Query, ...apiKeys.Query, ...webhooks.Query, ...stats.Query },
-    Mutation: { ...orders.Mutation, ...confirmation.Mutation, ...apiKeys.Mutation, ...webhooks.Mutation },
+    Query: { ...orders.Query, ...confirmation.Query, ...viewer.Query, ...apiKeys.Query, ...webhooks.Query, ...stats.Query, ...stores.Query },
+    Mutation: { ...orders.Mutation, ...confirmation.Mutation, ...apiKeys.Mutation, ...webhooks.Mutation, ...stores.Mutation },
     Order: { ...confirmation.Order, ...webhooks.Order },
     OrderConnection: orders.OrderConnection,
+    StoreConnection: stores.StoreConnection,
     Subscription: subscriptionResolvers(services),
   };
   return makeExecutableSchema({ typeDefs: SCHEMA_SDL, resolvers });

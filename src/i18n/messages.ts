@@ -164,6 +164,10 @@ const catalog: Record<string, Record<Language, Template>> = {
     en: "must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z",
     ar: "يجب أن يكون تاريخًا ووقتًا بصيغة ISO 8601 مثل 2026-01-31T12:00:00Z",
   },
+  "field.store.tag": {
+    en: "must be at most 40 characters, without commas",
+    ar: "يجب ألا يزيد على 40 حرفًا وبدون فواصل",
+  },
   "field.format.cursor": { en: "is not a cursor returned by this API", ar: "ليس مؤشرًا صادرًا عن هذه الواجهة" },
   "field.format.email": { en: "is not an e-mail address", ar: "ليس عنوان بريد إلكتروني صالحًا" },
   "field.format.id": { en: "is not an id returned by this API", ar: "ليس معرّفًا صادرًا عن هذه الواجهة" },
