@@ -23,6 +23,8 @@ import type { WebhookDispatcher } from "./workers/webhook-dispatcher.ts";
 import type { StoreService } from "./domain/stores/store.service.ts";
 import type { StoreIntakeWorker } from "./workers/store-intake.worker.ts";
 import type { StoreWritebackWorker } from "./workers/store-writeback.worker.ts";
+import type { WooCommerceConnect } from "./domain/stores/woocommerce-connect.ts";
+import type { SallaLinks } from "./domain/stores/salla-link.ts";
 
 /**
  * Every service the transports (REST, GraphQL, websockets, workers) receive. It lives apart from the composition
@@ -67,4 +69,8 @@ export interface AppServices {
   storeIntake: StoreIntakeWorker;
   /** Drains the store write-back outbox. */
   storeWriteback: StoreWritebackWorker;
+  /** Connecting WooCommerce stores (connectWooCommerceStore). */
+  wooCommerce: WooCommerceConnect;
+  /** Linking Salla stores by one-time codes; null when Salla is not configured (SALLA_* settings). */
+  sallaLinks: SallaLinks | null;
 }

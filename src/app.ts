@@ -117,7 +117,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const merchantRepository = new MerchantRepository(database.prisma);
   const userRepository = new UserRepository(database.prisma);
   const signInAttempts = redis ? new RedisAttemptCounter(redis, new MemoryAttemptCounter()) : new MemoryAttemptCounter();
-  const stores = buildStores({ config, database, secrets, orderService, bus, logger });
+  const stores = buildStores({ config, database, secrets, publicUrls, orderService, bus, logger });
   const services: AppServices = {
     config,
     database,
@@ -161,6 +161,8 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     stores: stores.service,
     storeIntake: stores.intake,
     storeWriteback: stores.writeback,
+    wooCommerce: stores.wooCommerce,
+    sallaLinks: stores.sallaLinks,
   };
   const graphqlSchema = createGraphQLSchema(services);
   const http = await buildHttpServer(services, config, logger, graphqlSchema, stores.routesFor(services));

@@ -158,6 +158,11 @@ const envSchema = z.object({
     .regex(/^[a-z_]+(,[a-z_]+)*$/, "must be comma-separated scope names")
     .default("read_orders,write_orders,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders"),
   STORE_TIMEOUT_MS: positiveInt.default(10_000),
+  SALLA_CLIENT_ID: z.string().min(1).max(200).optional(),
+  SALLA_CLIENT_SECRET: z.string().min(1).max(500).optional(),
+  SALLA_WEBHOOK_SECRET: z.string().min(1).max(500).optional(),
+  SALLA_API_URL: publicBaseUrl.default("https://api.salla.dev/admin/v2"),
+  SALLA_AUTH_URL: publicBaseUrl.default("https://accounts.salla.sa"),
 });
 
 export type DatabaseTarget =
@@ -233,6 +238,16 @@ export interface Config {
       /** `{shop}` is replaced by the shop's domain (tests point it at a fake). */
       shopOrigin: string;
       scopes: string;
+    };
+    /** Salla (an app in "easy mode"): linking, webhooks and write-back need all three secrets. */
+    salla: {
+      clientId: string | null;
+      clientSecret: string | null;
+      webhookSecret: string | null;
+      /** Merchant API base, version included (no trailing slash). */
+      apiUrl: string;
+      /** OAuth server (token endpoint: `<authUrl>/oauth2/token`). */
+      authUrl: string;
     };
   };
   logLevel: string;
@@ -325,6 +340,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         apiVersion: env.SHOPIFY_API_VERSION,
         shopOrigin: env.SHOPIFY_SHOP_ORIGIN.replace(/\/+$/, ""),
         scopes: env.SHOPIFY_SCOPES,
+      },
+      salla: {
+        clientId: env.SALLA_CLIENT_ID ?? null,
+        clientSecret: env.SALLA_CLIENT_SECRET ?? null,
+        webhookSecret: env.SALLA_WEBHOOK_SECRET ?? null,
+        apiUrl: env.SALLA_API_URL.replace(/\/+$/, ""),
+        authUrl: env.SALLA_AUTH_URL.replace(/\/+$/, ""),
       },
     },
     logLevel: env.LOG_LEVEL,

@@ -70,6 +70,18 @@ export type ConfirmationPolicyInput = {
   reminders?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
+/** A WooCommerce store to connect: its address and a REST API key with Read/Write permissions. */
+export type ConnectWooCommerceStoreInput = {
+  /** WooCommerce → Settings → Advanced → REST API: the consumer key (ck_…). */
+  consumerKey: Scalars['String']['input'];
+  /** The consumer secret (cs_…): stored encrypted, never shown again. */
+  consumerSecret: Scalars['String']['input'];
+  /** The mode whose orders this store creates: the caller's own mode. */
+  mode: KeyMode;
+  /** The store's address, https://shop.example.com (a WordPress folder such as https://example.com/shop is kept). */
+  url: Scalars['String']['input'];
+};
+
 /** How exact a count is. */
 export type CountPrecision =
   /** A lower bound: at least this many (counting stopped there). */
@@ -209,6 +221,8 @@ export type Mutation = {
    * canceled order is returned unchanged (no second event); a CONFIRMED or FAILED one is ORDER_NOT_PENDING.
    */
   cancelOrder: CancelOrderPayload;
+  /** Connects a WooCommerce store: checks the key, stores it encrypted and creates the store's order webhook (admins only). */
+  connectWooCommerceStore: StoreConnectionPayload;
   /**
    * A new API key of the caller's merchant. `mode` must be the caller's mode (an API key or a session in test mode
    * creates test keys; switch to live mode for live keys), otherwise userError FORBIDDEN. The key is in the payload
@@ -222,6 +236,8 @@ export type Mutation = {
    * that order. A taken externalOrderId is DUPLICATE_EXTERNAL_ORDER_ID and sends nothing.
    */
   createOrder: CreateOrderPayload;
+  /** A one-time code that links a Salla store to this merchant and mode when entered in the app's settings on Salla (admins only). */
+  createSallaLinkCode: SallaLinkCodePayload;
   /** Registers a webhook endpoint for the caller's mode; the payload carries its signing secret once. */
   createWebhookEndpoint: CreateWebhookEndpointPayload;
   /** Deletes a webhook endpoint; its pending deliveries are dropped. */
@@ -253,6 +269,12 @@ export type MutationCancelOrderArgs = {
 
 
 /** The root of every change. */
+export type MutationConnectWooCommerceStoreArgs = {
+  input: ConnectWooCommerceStoreInput;
+};
+
+
+/** The root of every change. */
 export type MutationCreateApiKeyArgs = {
   mode: KeyMode;
 };
@@ -261,6 +283,12 @@ export type MutationCreateApiKeyArgs = {
 /** The root of every change. */
 export type MutationCreateOrderArgs = {
   input: CreateOrderInput;
+};
+
+
+/** The root of every change. */
+export type MutationCreateSallaLinkCodeArgs = {
+  mode: KeyMode;
 };
 
 
@@ -683,6 +711,15 @@ export type RotateWebhookEndpointSecretPayload = {
   userErrors: Array<UserError>;
 };
 
+export type SallaLinkCodePayload = {
+  __typename?: 'SallaLinkCodePayload';
+  /** The one-time code to type into the app's settings on Salla (shown once; single use; null when userErrors is not empty). */
+  code?: Maybe<Scalars['String']['output']>;
+  /** The code links nothing after this (24 hours). */
+  expiresAt?: Maybe<Scalars['DateTime']['output']>;
+  userErrors: Array<UserError>;
+};
+
 /** The size of orderStats buckets. */
 export type StatsInterval =
   /** Local calendar days of the time zone. */
@@ -1048,6 +1085,7 @@ export type ResolversTypes = {
   CancelOrderPayload: ResolverTypeWrapper<Omit<CancelOrderPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
   ConfirmationPolicy: ResolverTypeWrapper<ConfirmationPolicy>;
   ConfirmationPolicyInput: ConfirmationPolicyInput;
+  ConnectWooCommerceStoreInput: ConnectWooCommerceStoreInput;
   CountPrecision: CountPrecision;
   CreateApiKeyPayload: ResolverTypeWrapper<CreateApiKeyPayload>;
   CreateOrderInput: CreateOrderInput;
@@ -1085,6 +1123,7 @@ export type ResolversTypes = {
   RetryWebhookDeliveryPayload: ResolverTypeWrapper<RetryWebhookDeliveryPayload>;
   RevokeApiKeyPayload: ResolverTypeWrapper<RevokeApiKeyPayload>;
   RotateWebhookEndpointSecretPayload: ResolverTypeWrapper<RotateWebhookEndpointSecretPayload>;
+  SallaLinkCodePayload: ResolverTypeWrapper<SallaLinkCodePayload>;
   StatsInterval: StatsInterval;
   StoreActivity: ResolverTypeWrapper<StoreActivity>;
   StoreConnection: ResolverTypeWrapper<StoreConnectionView>;
@@ -1118,6 +1157,7 @@ export type ResolversParentTypes = {
   CancelOrderPayload: Omit<CancelOrderPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
   ConfirmationPolicy: ConfirmationPolicy;
   ConfirmationPolicyInput: ConfirmationPolicyInput;
+  ConnectWooCommerceStoreInput: ConnectWooCommerceStoreInput;
   CreateApiKeyPayload: CreateApiKeyPayload;
   CreateOrderInput: CreateOrderInput;
   CreateOrderPayload: Omit<CreateOrderPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
@@ -1150,6 +1190,7 @@ export type ResolversParentTypes = {
   RetryWebhookDeliveryPayload: RetryWebhookDeliveryPayload;
   RevokeApiKeyPayload: RevokeApiKeyPayload;
   RotateWebhookEndpointSecretPayload: RotateWebhookEndpointSecretPayload;
+  SallaLinkCodePayload: SallaLinkCodePayload;
   StoreActivity: StoreActivity;
   StoreConnection: StoreConnectionView;
   StoreConnectionPayload: Omit<StoreConnectionPayload, 'connection'> & { connection?: Maybe<ResolversParentTypes['StoreConnection']> };
@@ -1234,8 +1275,10 @@ export type MerchantResolvers<ContextType = GraphQLContext, ParentType extends R
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   cancelOrder?: Resolver<ResolversTypes['CancelOrderPayload'], ParentType, ContextType, RequireFields<MutationCancelOrderArgs, 'id'>>;
+  connectWooCommerceStore?: Resolver<ResolversTypes['StoreConnectionPayload'], ParentType, ContextType, RequireFields<MutationConnectWooCommerceStoreArgs, 'input'>>;
   createApiKey?: Resolver<ResolversTypes['CreateApiKeyPayload'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'mode'>>;
   createOrder?: Resolver<ResolversTypes['CreateOrderPayload'], ParentType, ContextType, RequireFields<MutationCreateOrderArgs, 'input'>>;
+  createSallaLinkCode?: Resolver<ResolversTypes['SallaLinkCodePayload'], ParentType, ContextType, RequireFields<MutationCreateSallaLinkCodeArgs, 'mode'>>;
   createWebhookEndpoint?: Resolver<ResolversTypes['CreateWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationCreateWebhookEndpointArgs, 'input'>>;
   deleteWebhookEndpoint?: Resolver<ResolversTypes['DeleteWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebhookEndpointArgs, 'id'>>;
   disconnectStore?: Resolver<ResolversTypes['StoreConnectionPayload'], ParentType, ContextType, RequireFields<MutationDisconnectStoreArgs, 'id'>>;
@@ -1384,6 +1427,12 @@ export type RotateWebhookEndpointSecretPayloadResolvers<ContextType = GraphQLCon
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
+export type SallaLinkCodePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SallaLinkCodePayload'] = ResolversParentTypes['SallaLinkCodePayload']> = {
+  code?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export type StoreActivityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StoreActivity'] = ResolversParentTypes['StoreActivity']> = {
   at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   detail?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
@@ -1523,6 +1572,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   RetryWebhookDeliveryPayload?: RetryWebhookDeliveryPayloadResolvers<ContextType>;
   RevokeApiKeyPayload?: RevokeApiKeyPayloadResolvers<ContextType>;
   RotateWebhookEndpointSecretPayload?: RotateWebhookEndpointSecretPayloadResolvers<ContextType>;
+  SallaLinkCodePayload?: SallaLinkCodePayloadResolvers<ContextType>;
   StoreActivity?: StoreActivityResolvers<ContextType>;
   StoreConnection?: StoreConnectionResolvers<ContextType>;
   StoreConnectionPayload?: StoreConnectionPayloadResolvers<ContextType>;

@@ -10,6 +10,7 @@ import { viewerResolvers } from "./resolvers/viewer.resolvers.ts";
 import { webhookResolvers } from "./resolvers/webhook.resolvers.ts";
 import { statsResolvers } from "./resolvers/stats.resolvers.ts";
 import { storeResolvers } from "./resolvers/store.resolvers.ts";
+import { storePlatformResolvers } from "./resolvers/store-platform.resolvers.ts";
 import { DateTimeScalar, JSONScalar } from "./scalars.ts";
 import { subscriptionResolvers } from "./subscriptions/subscription.resolvers.ts";
 
@@ -26,11 +27,12 @@ export function createGraphQLSchema(services: AppServices): GraphQLSchema {
   const webhooks = webhookResolvers(services);
   const stats = statsResolvers(services);
   const stores = storeResolvers(services);
+  const storePlatforms = storePlatformResolvers(services);
   const resolvers: Resolvers = {
     DateTime: DateTimeScalar,
     JSON: JSONScalar,
     Query: { ...orders.Query, ...confirmation.Query, ...viewer.Query, ...apiKeys.Query, ...webhooks.Query, ...stats.Query, ...stores.Query },
-    Mutation: { ...orders.Mutation, ...confirmation.Mutation, ...apiKeys.Mutation, ...webhooks.Mutation, ...stores.Mutation },
+    Mutation: { ...orders.Mutation, ...confirmation.Mutation, ...apiKeys.Mutation, ...webhooks.Mutation, ...stores.Mutation, ...storePlatforms.Mutation },
     Order: { ...confirmation.Order, ...webhooks.Order },
     OrderConnection: orders.OrderConnection,
     StoreConnection: stores.StoreConnection,

@@ -78,7 +78,7 @@ export class SallaConnector implements StoreConnector {
   async refresh(_shop: string, credentials: StoreCredentials): Promise<StoreCredentials | null> {
     if (!credentials.refreshToken) return null;
     const result = await this.client.refreshTokens(credentials.refreshToken);
-    if (!result.ok) throw new SallaRefreshError(result.detail, result.unauthorized);
+    if (!result.ok) throw new SallaRefreshError(result.detail, result.retryable);
     return {
       accessToken: result.value.accessToken,
       refreshToken: result.value.refreshToken,
@@ -88,11 +88,14 @@ export class SallaConnector implements StoreConnector {
   }
 }
 
-/** A refresh Salla refused (`unauthorized`: the chain is gone) or could not answer. */
+/**
+ * A refresh Salla refused (`retriable: false`: the grant is gone, the merchant must reinstall; the write-back
+ * worker then marks the connection ERROR) or could not answer (`retriable: true`: tried again later).
+ */
 export class SallaRefreshError extends Error {
   constructor(
     message: string,
-    readonly unauthorized: boolean,
+    readonly retriable: boolean,
   ) {
     super(`Salla token refresh failed: ${message}`);
   }

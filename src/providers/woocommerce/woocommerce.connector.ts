@@ -57,6 +57,12 @@ export class WooCommerceConnector implements StoreConnector {
     }
   }
 
+  /** On disconnect: the webhook we created is deleted, so the store stops sending (best effort). */
+  async release(credentials: StoreCredentials): Promise<void> {
+    const rest = wooCommerceCredentials(credentials);
+    if (rest && credentials.webhookId) await this.client.deleteWebhook(rest, credentials.webhookId);
+  }
+
   /** Consumer keys do not expire. */
   async refresh(): Promise<StoreCredentials | null> {
     return null;
