@@ -66,6 +66,8 @@ export class FakeSalla {
   readonly notes: { merchantId: string; orderId: string; note: string }[] = [];
   /** Order id → merchant id: the orders that exist (every order delivered or registered). */
   readonly orders = new Map<string, string>();
+  /** The token endpoint answers after this long (so concurrent refreshes overlap in tests). */
+  tokenDelayMs = 0;
   private readonly chains: Chain[] = [];
   private readonly queue: StoreFakeReply[] = [];
   private readonly windows = new Map<string, { start: number; count: number }>();
@@ -185,7 +187,10 @@ export class FakeSalla {
     const recorded = await readRequest(request);
     this.requests.push(recorded);
     const url = new URL(recorded.path, this.url);
-    if (url.pathname === "/oauth2/token" && recorded.method === "POST") return this.token(recorded, response);
+    if (url.pathname === "/oauth2/token" && recorded.method === "POST") {
+      if (this.tokenDelayMs) await new Promise((resolve) => setTimeout(resolve, this.tokenDelayMs));
+      return this.token(recorded, response);
+    }
     const match = /^\/admin\/v2\/orders\/(\d+)\/(status|histories)$/.exec(url.pathname);
     if (!match || recorded.method !== "POST") return this.error(response, recorded, 404, "NotFound", "The route could not be found.");
     const programmed = this.queue.shift();
