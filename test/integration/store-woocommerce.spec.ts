@@ -280,6 +280,7 @@ describe("the SSRF guard on store URLs", () => {
     try {
       const merchant = await guarded.merchant("Guarded");
       const session = await consoleSession(guarded, merchant.id);
+      const before = store.requests.length;
       const privateUrl = await session.graphql.query(CONNECT_WOOCOMMERCE, { input: connectInput({ url: "https://127.0.0.1:8443" }) });
       expect(privateUrl.body.data.connectWooCommerceStore.userErrors).toEqual([
         expect.objectContaining({ field: ["input", "url"], message: expect.stringContaining("private") }),
@@ -288,7 +289,8 @@ describe("the SSRF guard on store URLs", () => {
       expect(internal.body.data.connectWooCommerceStore.userErrors[0].message).toContain("private");
       const http = await session.graphql.query(CONNECT_WOOCOMMERCE, { input: connectInput({ url: "http://shop.example.com" }) });
       expect(http.body.data.connectWooCommerceStore.userErrors[0].message).toContain("https://");
-      expect(store.requests.filter((request) => request.at > Date.now() - 5_000 && request.path.includes("per_page"))).toEqual([]);
+      // The guarded server never reached the (loopback) store.
+      expect(store.requests.length).toBe(before);
     } finally {
       await guarded.close();
     }
