@@ -49,7 +49,7 @@ interface ShopOrder {
 interface ShopState {
   codes: Set<string>;
   accessTokens: Map<string, number>;
-  refreshToken: string | null;
+  refreshTokens: Set<string>;
   refreshes: number;
   orders: Map<string, ShopOrder>;
   subscriptions: { topic: string; uri: string }[];
@@ -101,7 +101,7 @@ export class FakeShopify {
     let state = this.shops.get(name);
     if (!state) {
       const bucket = this.options.bucket ?? { maximumAvailable: 2000, restoreRate: 100 };
-      state = { codes: new Set(), accessTokens: new Map(), refreshToken: null, refreshes: 0, orders: new Map(), subscriptions: [], bucket: { available: bucket.maximumAvailable, at: Date.now() } };
+      state = { codes: new Set(), accessTokens: new Map(), refreshTokens: new Set(), refreshes: 0, orders: new Map(), subscriptions: [], bucket: { available: bucket.maximumAvailable, at: Date.now() } };
       this.shops.set(name, state);
     }
     return state;
@@ -214,7 +214,8 @@ export class FakeShopify {
       return;
     }
     if (body.grant_type === "refresh_token") {
-      if (!state.refreshToken || body.refresh_token !== state.refreshToken) {
+      // Single use: a refresh token is spent by the refresh that uses it.
+      if (!body.refresh_token || !state.refreshTokens.delete(body.refresh_token)) {
         response.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "invalid_grant" }));
         return;
       }
@@ -226,13 +227,14 @@ export class FakeShopify {
     const ttl = this.options.tokenTtlSeconds ?? 3600;
     const accessToken = `shpat_${randomBytes(16).toString("hex")}`;
     state.accessTokens.set(accessToken, Date.now() + ttl * 1000);
-    state.refreshToken = `shprt_${randomBytes(16).toString("hex")}`;
+    const refreshToken = `shprt_${randomBytes(16).toString("hex")}`;
+    state.refreshTokens.add(refreshToken);
     response.writeHead(200, { "content-type": "application/json" }).end(
       JSON.stringify({
         access_token: accessToken,
         scope: "read_orders,write_orders",
         expires_in: ttl,
-        refresh_token: state.refreshToken,
+        refresh_token: refreshToken,
         refresh_token_expires_in: 7_776_000,
       }),
     );
