@@ -37,7 +37,9 @@ export interface RecordedCall {
 export type ProgrammedFailure =
   | { kind: "throttled" }
   | { kind: "status"; status: number; retryAfter?: string }
-  | { kind: "userErrors"; message: string };
+  | { kind: "userErrors"; message: string }
+  /** Applies the operation at once but answers only after `ms` (a caller killed meanwhile never hears back). */
+  | { kind: "delay"; ms: number };
 
 interface ShopOrder {
   tags: string[];
@@ -270,7 +272,9 @@ export class FakeShopify {
     bucket.available -= cost;
     this.calls.push({ shop, operationName, variables, token, at: Date.now() });
     const data = this.execute(shop, operationName, variables, failure?.kind === "userErrors" ? failure.message : null);
-    json(response, { data, extensions: { cost: this.cost(state, cost, cost) } });
+    const answer = () => json(response, { data, extensions: { cost: this.cost(state, cost, cost) } });
+    if (failure?.kind === "delay") setTimeout(answer, failure.ms).unref();
+    else answer();
   }
 
   private refill(state: ShopState) {
@@ -348,6 +352,7 @@ export class FakeShopify {
 }
 
 function json(response: ServerResponse, body: unknown): void {
+  if (response.destroyed) return;
   response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
 }
 
