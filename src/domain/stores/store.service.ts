@@ -126,6 +126,12 @@ export class StoreService {
 
   // --- install -----------------------------------------------------------------------------------------------
 
+  /** Who has the shop connected right now (any merchant), or null. */
+  async ownerOfShop(platform: StorePlatform, shop: string): Promise<MerchantScope | null> {
+    const connection = await this.stores.findActiveByShop(platform, shop);
+    return connection ? { merchantId: connection.merchantId, mode: connection.mode } : null;
+  }
+
   /** Stores the tokens of a finished install; null when the shop is live under another merchant or mode. */
   async connect(scope: MerchantScope, platform: StorePlatform, shop: string, credentials: StoreCredentials, actor: StoreActor) {
     const result = await this.stores.connect(

@@ -102,6 +102,12 @@ export function shopifyRoutes(services: AppServices, installs: StoreInstallRepos
       if (!principal || principal.user.role !== "admin" || principal.merchant.id !== install.merchantId) {
         return refuse(reply, { status: 403, error: "FORBIDDEN", message: "Only the admin who started the install can finish it" });
       }
+      const scope = { merchantId: install.merchantId, mode: install.mode };
+      // Checked before the code is exchanged, so a refused install leaves the shop's tokens alone.
+      const owner = await stores.ownerOfShop("shopify", shop);
+      if (owner && (owner.merchantId !== scope.merchantId || owner.mode !== scope.mode)) {
+        return refuse(reply, { status: 409, error: "STORE_ALREADY_CONNECTED", message: "This shop is connected to another account or mode: disconnect it there first" });
+      }
       let credentials;
       try {
         credentials = await exchangeCode(appOptions(), shop, code);
@@ -112,7 +118,6 @@ export function shopifyRoutes(services: AppServices, installs: StoreInstallRepos
         }
         return refuse(reply, { status: 400, error: "STORE_REFUSED", message: "Shopify refused the authorization code: start the install again" });
       }
-      const scope = { merchantId: install.merchantId, mode: install.mode };
       const connection = await stores.connect(scope, "shopify", shop, credentials, { kind: "USER", id: principal.user.id });
       if (!connection) {
         return refuse(reply, { status: 409, error: "STORE_ALREADY_CONNECTED", message: "This shop is connected to another account or mode: disconnect it there first" });

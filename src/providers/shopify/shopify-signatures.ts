@@ -3,7 +3,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 /**
  * Shopify's signatures, checked in constant time (shopify-api's lib/utils/hmac-validator.ts and
  * lib/webhooks/validate.ts do the same). Checked against Shopify's documented example in
- * test/unit/shopify-signatures.test.ts.
+ * test/unit/shopify-signatures.spec.ts.
  */
 
 /** A shop's permanent domain: `<name>.myshopify.com`, the only form Shopify sends as `shop` (shop-validator.ts). */

@@ -74,6 +74,7 @@ const NAV = [
   { to: "/analytics", label: "nav.analytics" },
   { to: "/keys", label: "nav.keys" },
   { to: "/webhooks", label: "nav.webhooks" },
+  { to: "/stores", label: "nav.stores" },
   { to: "/settings", label: "nav.settings" },
   { to: "/explorer", label: "nav.explorer" },
 ] as const;
