@@ -49,6 +49,7 @@ import { abandonedSendAgeMs, startMaintenance } from "./workers/maintenance.work
 import { ConversationRepository } from "./domain/conversation/conversation.repository.ts";
 import { ConversationService } from "./domain/conversation/conversation.service.ts";
 import { ConversationSender } from "./workers/conversation-sender.ts";
+import { buildStores } from "./domain/stores/store-composition.ts";
 
 /** How long app.close() lets open HTTP connections end by themselves before cutting them. */
 const HTTP_CLOSE_GRACE_MS = 3_000;
@@ -139,6 +140,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const sessionEnds = new SessionEnds(redis, logger);
   await sessionEnds.start();
   const signInAttempts = redis ? new RedisAttemptCounter(redis, new MemoryAttemptCounter()) : new MemoryAttemptCounter();
+  const stores = buildStores({ config, database, secrets, publicUrls, orderService, bus, logger });
   const services: AppServices = {
     config,
     database,
@@ -185,9 +187,14 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       sessionEnds,
     ),
     conversations,
+    stores: stores.service,
+    storeIntake: stores.intake,
+    storeWriteback: stores.writeback,
+    wooCommerce: stores.wooCommerce,
+    sallaLinks: stores.sallaLinks,
   };
   const graphqlSchema = createGraphQLSchema(services);
-  const http = await buildHttpServer(services, config, logger, graphqlSchema);
+  const http = await buildHttpServer(services, config, logger, graphqlSchema, stores.routesFor(services));
   listening = http;
   // graphql-transport-ws on the same port and path as HTTP /graphql (Fastify ignores upgrade requests).
   const subscriptions = startSubscriptionServer(http.server, services, graphqlSchema, logger, options.subscriptions);
@@ -195,6 +202,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   webhookDispatcher.start();
   confirmationScheduler.start();
   conversationSender.start();
+  stores.start();
 
   return {
     services,
@@ -206,6 +214,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       const dispatcherStopped = webhookDispatcher.stop();
       const schedulerStopped = confirmationScheduler.stop();
       const senderStopped = conversationSender.stop();
+      const storesStopped = stores.stop();
       // Connections still open after a grace period (a keep-alive socket Node does not count as idle, a client
       // that never finishes its request) are cut, so shutdown never waits on a client; handlers still running
       // are waited for below.
@@ -217,6 +226,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       await dispatcherStopped;
       await schedulerStopped;
       await senderStopped;
+      await storesStopped;
       await maintenance.stop();
       await liveEvents.close();
       sessionEnds.close();

@@ -75,6 +75,7 @@ const NAV = [
   { to: "/analytics", label: "nav.analytics" },
   { to: "/keys", label: "nav.keys" },
   { to: "/webhooks", label: "nav.webhooks" },
+  { to: "/stores", label: "nav.stores" },
   { to: "/settings", label: "nav.settings" },
   // The audit log is for admins only (others get FORBIDDEN).
   { to: "/security", label: "nav.security", adminOnly: true },
