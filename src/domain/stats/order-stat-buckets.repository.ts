@@ -99,11 +99,13 @@ export const FIGURES_SQL = `
     UNION ALL
     SELECT term, coalesce(error_code, -1), count(*) FROM edge_orders WHERE status = 'failed' GROUP BY 1, 2
   )
-  SELECT term, sum(created)::int AS created, sum(confirmed)::int AS confirmed, sum(canceled)::int AS canceled,
-    sum(failed)::int AS failed, sum(expired)::int AS expired, sum(answered)::int AS answered,
-    rtrim(sum(histogram)::text, '0') AS histogram, length(sum(histogram)::text) - length(rtrim(sum(histogram)::text, '0')) AS zeros,
-    NULL::int AS error_code
-  FROM figures GROUP BY term
+  SELECT term, created, confirmed, canceled, failed, expired, answered, rtrim(histogram, '0') AS histogram,
+    length(histogram) - length(rtrim(histogram, '0')) AS zeros, NULL::int AS error_code
+  FROM (
+    SELECT term, sum(created)::int AS created, sum(confirmed)::int AS confirmed, sum(canceled)::int AS canceled,
+      sum(failed)::int AS failed, sum(expired)::int AS expired, sum(answered)::int AS answered, sum(histogram)::text AS histogram
+    FROM figures GROUP BY term
+  ) AS summed
   UNION ALL
   SELECT term, sum(count)::int, 0, 0, 0, 0, 0, NULL, 0, error_code
   FROM failures GROUP BY term, error_code HAVING sum(count) <> 0`;
