@@ -16,7 +16,7 @@ import { INSERT_SENDING_SQL, MARK_ACCEPTED_SQL } from "../src/domain/orders/orde
 import { log, numberEnv, provision } from "./harness.ts";
 
 const WRITERS = numberEnv("BENCH_CONNECTIONS", 4);
-const BLOCK = numberEnv("BENCH_BLOCK_ORDERS", 400);
+const BLOCK = numberEnv("BENCH_BLOCK_ORDERS", 2000);
 const ROUNDS = numberEnv("BENCH_ROUNDS", 6);
 
 function without(sql: string, parts: string[]): string {

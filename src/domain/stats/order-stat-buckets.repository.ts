@@ -37,6 +37,23 @@ export const FIGURES_SQL = `
     SELECT * FROM unnest($3::int[], $4::int[], $5::smallint[], $6::timestamptz[], $7::timestamptz[]) AS p(term, sign, span, lo, hi)
   ), edge AS (
     SELECT * FROM unnest($8::int[], $9::timestamptz[], $10::timestamptz[]) AS e(term, lo, hi)
+  ), top_key AS (
+    SELECT * FROM unnest($11::int[], $12::int[], $13::timestamptz[]) AS k(term, sign, start)
+  ), top_rows AS MATERIALIZED (
+    -- The rows of the answer's own level (days, or hours), each used by one bucket and by its boundaries' shares: one
+    -- range scan, summed over slots, joined to their uses by start.
+    SELECT r.start, sum(r.created) AS created, sum(r.confirmed) AS confirmed, sum(r.canceled) AS canceled,
+      sum(r.failed) AS failed, sum(r.expired) AS expired, sum(r.answered) AS answered, sum(r.answer_histogram) AS histogram
+    FROM order_stat_buckets r
+    WHERE r.merchant_id = $1::uuid AND r.mode = $2::"KeyMode" AND r.span = $14::smallint AND r.start >= $15::timestamptz
+      AND r.start < $16::timestamptz
+    GROUP BY r.start
+  ), top_failures AS MATERIALIZED (
+    SELECT r.start, r.error_code, sum(r.count) AS count
+    FROM order_stat_failures r
+    WHERE r.merchant_id = $1::uuid AND r.mode = $2::"KeyMode" AND r.span = $14::smallint AND r.start >= $15::timestamptz
+      AND r.start < $16::timestamptz
+    GROUP BY 1, 2
   ), edge_orders AS MATERIALIZED (
     SELECT e.term, o.status, o.error_code, order_stats_answered(o.id, o.status) AS answered, o.created_at, o.updated_at
     FROM edge e
@@ -58,6 +75,11 @@ export const FIGURES_SQL = `
     WHERE b.created IS NOT NULL
     GROUP BY p.term
     UNION ALL
+    SELECT k.term, sum(k.sign * t.created), sum(k.sign * t.confirmed), sum(k.sign * t.canceled), sum(k.sign * t.failed),
+      sum(k.sign * t.expired), sum(k.sign * t.answered), sum(k.sign * t.histogram)
+    FROM top_key k JOIN top_rows t ON t.start = k.start
+    GROUP BY k.term
+    UNION ALL
     SELECT term, count(*), count(*) FILTER (WHERE status = 'confirmed'), count(*) FILTER (WHERE status = 'canceled'),
       count(*) FILTER (WHERE status = 'failed'), count(*) FILTER (WHERE status = 'expired'), count(*) FILTER (WHERE answered),
       coalesce(sum(order_stats_histogram(created_at, updated_at)) FILTER (WHERE answered), 0)
@@ -73,13 +95,17 @@ export const FIGURES_SQL = `
     ) f
     GROUP BY 1, 2
     UNION ALL
+    SELECT k.term, t.error_code, sum(k.sign * t.count) FROM top_key k JOIN top_failures t ON t.start = k.start GROUP BY 1, 2
+    UNION ALL
     SELECT term, coalesce(error_code, -1), count(*) FROM edge_orders WHERE status = 'failed' GROUP BY 1, 2
   )
-  SELECT term, sum(created)::int AS created, sum(confirmed)::int AS confirmed, sum(canceled)::int AS canceled,
-    sum(failed)::int AS failed, sum(expired)::int AS expired, sum(answered)::int AS answered,
-    rtrim(sum(histogram)::text, '0') AS histogram, length(sum(histogram)::text) - length(rtrim(sum(histogram)::text, '0')) AS zeros,
-    NULL::int AS error_code
-  FROM figures GROUP BY term
+  SELECT term, created, confirmed, canceled, failed, expired, answered, rtrim(histogram, '0') AS histogram,
+    length(histogram) - length(rtrim(histogram, '0')) AS zeros, NULL::int AS error_code
+  FROM (
+    SELECT term, sum(created)::int AS created, sum(confirmed)::int AS confirmed, sum(canceled)::int AS canceled,
+      sum(failed)::int AS failed, sum(expired)::int AS expired, sum(answered)::int AS answered, sum(histogram)::text AS histogram
+    FROM figures GROUP BY term
+  ) AS summed
   UNION ALL
   SELECT term, sum(count)::int, 0, 0, 0, 0, 0, NULL, 0, error_code
   FROM failures GROUP BY term, error_code HAVING sum(count) <> 0`;
@@ -128,10 +154,22 @@ export function readPlan(buckets: { from: number; to: number }[], interval: Stat
   const terms: { bucket: number; sign: 1 | -1 }[][] = [];
   const pieces = { term: [] as number[], sign: [] as number[], span: [] as number[], lo: [] as Date[], hi: [] as Date[] };
   const edges = { term: [] as number[], lo: [] as Date[], hi: [] as Date[] };
+  const topSpan = interval === "day" ? 1440 : 60;
+  const keys = { term: [] as number[], sign: [] as number[], start: [] as Date[], span: topSpan, from: Infinity, to: -Infinity };
   const boundaries = new Map<number, number>();
   const addPieces = (list: Piece[]) => {
     const term = terms.push([]) - 1;
     for (const piece of list) {
+      if (piece.span === topSpan) {
+        for (let start = piece.from; start < piece.to; start += topSpan * 60_000) {
+          keys.term.push(term);
+          keys.sign.push(piece.sign);
+          keys.start.push(new Date(start));
+          keys.from = Math.min(keys.from, start);
+          keys.to = Math.max(keys.to, start + 1);
+        }
+        continue;
+      }
       pieces.term.push(term);
       pieces.sign.push(piece.sign);
       pieces.span.push(piece.span);
@@ -161,7 +199,7 @@ export function readPlan(buckets: { from: number; to: number }[], interval: Stat
     terms[boundary(aligned.to)].push({ bucket, sign: 1 });
     terms[boundary(aligned.from)].push({ bucket, sign: -1 });
   });
-  return { terms, pieces, edges };
+  return { terms, pieces, edges, keys };
 }
 
 export class OrderStatBucketsRepository {
@@ -187,10 +225,11 @@ export class OrderStatBucketsRepository {
       const from = range.from.getTime();
       const to = range.to.getTime();
       const clipped = bounds.map((bound) => ({ from: Math.max(from, bound.start_ms), to: Math.min(to, bound.end_ms) }));
-      const { terms, pieces, edges } = readPlan(clipped, range.interval);
+      const { terms, pieces, edges, keys } = readPlan(clipped, range.interval);
       const { rows } = await client.query<FigureRow>(FIGURES_SQL, [
         scope.merchantId, scope.mode, pieces.term, pieces.sign, pieces.span, pieces.lo, pieces.hi,
-        edges.term, edges.lo, edges.hi,
+        edges.term, edges.lo, edges.hi, keys.term, keys.sign, keys.start, keys.span,
+        new Date(Number.isFinite(keys.from) ? keys.from : 0), new Date(Number.isFinite(keys.to) ? keys.to : 0),
       ]);
       const figures = bounds.map(() => emptyFigures());
       // The totals take each term once with the sum of its signs (a boundary shared by two buckets adds 0).
