@@ -28,10 +28,11 @@ describe("gauges read from the database are cached (SPEC §14: /metrics stays ch
 });
 
 describe("the /docs CSP", () => {
-  const swagger = "default-src 'self'; frame-ancestors 'self'; script-src 'self' 'sha256-x'; upgrade-insecure-requests;";
+  const swagger = "default-src 'self'; frame-ancestors 'self'; script-src 'self' 'sha256-x'; style-src 'self' https: 'sha256-y'; upgrade-insecure-requests;";
   it("refuses framing, and upgrades requests only when the service is https", () => {
-    expect(docsContentSecurityPolicy(swagger, false)).toBe("default-src 'self'; frame-ancestors 'none'; script-src 'self' 'sha256-x';");
-    expect(docsContentSecurityPolicy(swagger, true)).toBe("default-src 'self'; frame-ancestors 'none'; script-src 'self' 'sha256-x'; upgrade-insecure-requests;");
+    const base = "default-src 'self'; frame-ancestors 'none'; script-src 'self' 'sha256-x'; style-src 'self' 'unsafe-inline';";
+    expect(docsContentSecurityPolicy(swagger, false)).toBe(base);
+    expect(docsContentSecurityPolicy(swagger, true)).toBe(`${base} upgrade-insecure-requests;`);
   });
 });
 
