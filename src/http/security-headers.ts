@@ -28,13 +28,16 @@ function isApiPath(path: string): boolean {
 }
 
 /**
- * swagger-ui's CSP (hashes of its inline script and style) with framing refused: /docs must not be framed by
+ * swagger-ui's CSP (hashes of its inline script) with framing refused: /docs must not be framed by
  * another site (clickjacking of a page that holds a pasted API key). `upgrade-insecure-requests` only when the
  * service is https, so that http://localhost keeps working.
  */
 export function docsContentSecurityPolicy(header: string | number | string[], https: boolean): string {
   const policy = String(header)
     .replace(/frame-ancestors [^;]*;/, "frame-ancestors 'none';")
+    // swagger-ui sets style attributes at run time (hashes cannot cover those, and a hash would void
+    // 'unsafe-inline'); scripts stay limited to its own files and hashed inline code.
+    .replace(/style-src [^;]*;/, "style-src 'self' 'unsafe-inline';")
     .replace(/\s*upgrade-insecure-requests;?/, "");
   return https ? `${policy.trim()} upgrade-insecure-requests;` : policy.trim();
 }

@@ -89,4 +89,18 @@ describe("the Security page", () => {
       await session.close();
     }
   });
+
+  it("/docs still renders under its new CSP (frame-ancestors 'none', scripts from itself and hashed inline code only), with no CSP errors", async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(message.text());
+    });
+    await page.goto(`${server.baseUrl}/docs`);
+    await page.locator(".swagger-ui .info .title").waitFor();
+    expect(await page.locator(".swagger-ui .info .title").textContent()).toContain("Order Confirmation Service");
+    await page.locator(".swagger-ui .opblock").first().waitFor();
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });
