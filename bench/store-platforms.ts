@@ -9,8 +9,8 @@
  * rows are timed until the intake has created all N. Every answer is checked (201 / 200), and every order must
  * exist exactly once with its `<platform>:<id>` externalOrderId. The stores are the test fakes (real HTTP).
  *
- *   npm run bench:stores
- *   BENCH_STORE_ORDERS=200 BENCH_ROUNDS=1 BENCH_DATABASES=pglite npm run bench:stores     # quick check
+ *   npm run bench:store-platforms
+ *   BENCH_STORE_ORDERS=200 BENCH_ROUNDS=1 BENCH_DATABASES=pglite npm run bench:store-platforms     # quick check
  */
 import { randomBytes } from "node:crypto";
 import os from "node:os";
