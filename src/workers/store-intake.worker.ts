@@ -10,7 +10,8 @@ import { throttledWarn } from "../logger.ts";
  * claimed again once its lease passes (processing is idempotent, see StoreService.process).
  */
 const CLAIM_BATCH = 32;
-const MAX_IN_FLIGHT = 16;
+/** Batches processed at a time by this instance (each creates its orders 16 at a time). */
+const MAX_BATCHES_IN_FLIGHT = 2;
 const LEASE_MS = 60_000;
 const POLL_MS = 1_000;
 /** A delivery that keeps failing (our database, a bug) is given up after this many attempts, with an error logged. */
@@ -63,11 +64,11 @@ export class StoreIntakeWorker {
   private async run(): Promise<void> {
     try {
       while (!this.stopped) {
-        const free = MAX_IN_FLIGHT - this.inFlight.size;
+        const free = MAX_BATCHES_IN_FLIGHT - this.inFlight.size;
         if (free <= 0) return;
-        const claimed = await this.deps.stores.claimDeliveries(Math.min(free, CLAIM_BATCH), LEASE_MS);
-        for (const delivery of claimed) this.track(this.handle(delivery));
-        if (claimed.length < Math.min(free, CLAIM_BATCH)) return;
+        const claimed = await this.deps.stores.claimDeliveries(CLAIM_BATCH, LEASE_MS);
+        if (claimed.length) this.track(this.handle(claimed));
+        if (claimed.length < CLAIM_BATCH) return;
       }
     } catch (error) {
       this.warn({ err: error }, "store intake round failed");
@@ -82,20 +83,29 @@ export class StoreIntakeWorker {
     });
   }
 
-  private async handle(delivery: ClaimedDelivery): Promise<void> {
+  private async handle(batch: ClaimedDelivery[]): Promise<void> {
     const now = this.deps.clock ?? (() => new Date());
+    let outcome: Awaited<ReturnType<StoreService["processBatch"]>>;
     try {
-      const connectionId = await this.deps.service.process(delivery);
-      await this.deps.stores.deliveryDone(delivery.id, connectionId, now());
+      outcome = await this.deps.service.processBatch(batch);
     } catch (error) {
-      if (delivery.attemptCount >= MAX_ATTEMPTS) {
-        this.deps.logger.error({ err: error, deliveryId: delivery.id, topic: delivery.topic }, "store delivery given up after repeated failures");
-        await this.deps.stores.deliveryDone(delivery.id, null, now()).catch(() => undefined);
-        return;
-      }
-      this.warn({ err: error, deliveryId: delivery.id }, "store delivery failed; retried later");
-      const delayMs = Math.min(1_000 * 2 ** (delivery.attemptCount - 1), 5 * 60_000);
-      await this.deps.stores.deliveryRetry(delivery.id, delayMs).catch(() => undefined);
+      outcome = { done: [], failed: batch.map((delivery) => ({ id: delivery.id, error })) };
     }
+    const byId = new Map(batch.map((delivery) => [delivery.id, delivery]));
+    const givenUp: { id: string; connectionId: string | null }[] = [];
+    for (const { id, error } of outcome.failed) {
+      const delivery = byId.get(id)!;
+      if (delivery.attemptCount >= MAX_ATTEMPTS) {
+        this.deps.logger.error({ err: error, deliveryId: id, topic: delivery.topic }, "store delivery given up after repeated failures");
+        givenUp.push({ id, connectionId: null });
+        continue;
+      }
+      this.warn({ err: error, deliveryId: id }, "store delivery failed; retried later");
+      await this.deps.stores.deliveryRetry(id, Math.min(1_000 * 2 ** (delivery.attemptCount - 1), 5 * 60_000)).catch(() => undefined);
+    }
+    // Not marked done (the database failed): the lease runs out and the batch is processed again, idempotently.
+    await this.deps.stores.deliveriesDone([...outcome.done, ...givenUp], now()).catch((error: unknown) => {
+      this.warn({ err: error }, "store deliveries could not be marked done; processed again after their lease");
+    });
   }
 }

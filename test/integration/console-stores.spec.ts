@@ -107,7 +107,7 @@ describe("the Stores page", () => {
     await admin.screenshot("stores");
     await page.setViewportSize({ width: 390, height: 844 });
     await admin.screenshot("stores");
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") as number;
     expect(overflow).toBeLessThanOrEqual(1);
     await page.setViewportSize({ width: 1280, height: 900 });
 

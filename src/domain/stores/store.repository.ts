@@ -141,6 +141,15 @@ export class StoreRepository {
     })) as ConnectionRecord | null;
   }
 
+  /** The live connections of several shops at once (one statement per intake batch). */
+  async findActiveByShops(platform: StorePlatform, shops: string[]): Promise<Map<string, ConnectionRecord>> {
+    const rows = (await this.prisma.storeConnection.findMany({
+      where: { platform, activeShop: { in: [...new Set(shops)] } },
+      select: CONNECTION_SELECT,
+    })) as ConnectionRecord[];
+    return new Map(rows.map((row) => [row.shop, row]));
+  }
+
   /**
    * Connects (or reconnects) a shop for the scope: a new row, or the scope's earlier row of that shop made live
    * again with its new credentials. Returns null when the shop is live under another merchant or mode.
@@ -286,14 +295,6 @@ export class StoreRepository {
     }));
   }
 
-  /** Processed: the body (the customer's data) is dropped; the row stays as the dedupe record. */
-  async deliveryDone(id: string, connectionId: string | null, now: Date): Promise<void> {
-    await this.pool.query(
-      "UPDATE store_deliveries SET status = 'done', payload = NULL, lease_until = NULL, processed_at = $3, connection_id = $2 WHERE id = $1",
-      [id, connectionId, now],
-    );
-  }
-
   async deliveryRetry(id: string, delayMs: number): Promise<void> {
     await this.pool.query(
       "UPDATE store_deliveries SET lease_until = NULL, next_attempt_at = now() + $2::float8 * interval '1 millisecond' WHERE id = $1",
@@ -310,42 +311,87 @@ export class StoreRepository {
   // --- store orders ------------------------------------------------------------------------------------------
 
   /**
-   * Claims a store order for a delivery: `claimed` the first time (or again for the same delivery, resumed after
-   * a crash), else `duplicate` with what the first one became.
+   * Claims many store orders for their deliveries in one statement: per input, `claimed` (new, or this delivery's own
+   * from an earlier run) or what the first delivery of that store order became.
    */
-  async claimStoreOrder(
-    connection: Pick<ConnectionRecord, "id" | "merchantId" | "mode">,
-    storeOrderId: string,
-    externalOrderId: string,
-    deliveryId: string,
+  async claimStoreOrders(
+    claims: { connectionId: string; merchantId: string; mode: string; storeOrderId: string; externalOrderId: string; deliveryId: string }[],
     now: Date,
-  ): Promise<{ claimed: true } | { claimed: false; orderId: string | null; skipped: string | null }> {
-    const { rows } = await this.pool.query<{ delivery_id: string; order_id: string | null; skipped: string | null; inserted: boolean }>(
-      `WITH ins AS (
+  ): Promise<({ claimed: true } | { claimed: false; orderId: string | null; skipped: string | null })[]> {
+    if (claims.length === 0) return [];
+    const { rows } = await this.pool.query<{ n: number; delivery_id: string; order_id: string | null; skipped: string | null }>(
+      `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::uuid[])
+           WITH ORDINALITY AS i(id, connection_id, merchant_id, mode, store_order_id, external_order_id, delivery_id, n)
+       ), ins AS (
          INSERT INTO store_orders (id, connection_id, merchant_id, mode, store_order_id, external_order_id, delivery_id, created_at)
-         VALUES ($1, $2, $3, $4::"KeyMode", $5, $6, $7, $8)
+         SELECT id, connection_id, merchant_id, mode::"KeyMode", store_order_id, external_order_id, delivery_id, $8 FROM input ORDER BY n
          ON CONFLICT DO NOTHING
-         RETURNING delivery_id, order_id, skipped, true AS inserted)
-       SELECT * FROM ins
-       UNION ALL
-       SELECT delivery_id, order_id, skipped, false FROM store_orders
-       WHERE NOT EXISTS (SELECT 1 FROM ins)
-         AND ((connection_id = $2 AND store_order_id = $5) OR (merchant_id = $3 AND mode = $4::"KeyMode" AND external_order_id = $6))
-       LIMIT 1`,
-      [newId(), connection.id, connection.merchantId, connection.mode, storeOrderId, externalOrderId, deliveryId, now],
+         RETURNING connection_id, store_order_id, delivery_id, order_id, skipped
+       )
+       SELECT i.n::int AS n, coalesce(ins.delivery_id, so.delivery_id) AS delivery_id,
+         coalesce(ins.order_id, so.order_id) AS order_id, coalesce(ins.skipped, so.skipped) AS skipped
+       FROM input i
+       LEFT JOIN ins ON ins.connection_id = i.connection_id AND ins.store_order_id = i.store_order_id
+       LEFT JOIN store_orders so ON ins.delivery_id IS NULL
+         AND ((so.connection_id = i.connection_id AND so.store_order_id = i.store_order_id)
+           OR (so.merchant_id = i.merchant_id AND so.mode = i.mode::"KeyMode" AND so.external_order_id = i.external_order_id))
+       ORDER BY i.n`,
+      [
+        claims.map(() => newId()), claims.map((c) => c.connectionId), claims.map((c) => c.merchantId), claims.map((c) => c.mode),
+        claims.map((c) => c.storeOrderId), claims.map((c) => c.externalOrderId), claims.map((c) => c.deliveryId), now,
+      ],
     );
-    const row = rows[0];
-    if (!row) throw new Error("store order neither inserted nor found");
-    if (row.inserted || row.delivery_id === deliveryId) return { claimed: true };
-    return { claimed: false, orderId: row.order_id, skipped: row.skipped };
+    const byInput = new Map<number, (typeof rows)[number]>();
+    for (const row of rows) if (!byInput.has(row.n)) byInput.set(row.n, row);
+    return claims.map((claim, index) => {
+      const row = byInput.get(index + 1);
+      // Same store order twice in one batch: the first one claimed it (not visible to the statement's own join).
+      if (!row || !row.delivery_id) return { claimed: false as const, orderId: null, skipped: null };
+      if (row.delivery_id === claim.deliveryId) return { claimed: true as const };
+      return { claimed: false as const, orderId: row.order_id, skipped: row.skipped };
+    });
   }
 
-  async storeOrderResult(connectionId: string, storeOrderId: string, result: { orderId: string } | { skipped: string }, now: Date): Promise<void> {
-    await this.prisma.storeOrder.update({
-      where: { connectionId_storeOrderId: { connectionId, storeOrderId } },
-      data: "orderId" in result ? { orderId: result.orderId } : { skipped: result.skipped },
-    });
-    if ("orderId" in result) await this.prisma.storeConnection.update({ where: { id: connectionId }, data: { lastOrderAt: now } });
+  /**
+   * The outcomes of a batch of store orders in one statement: each store order's order or skip reason, the
+   * connections' last order time and the activity entries.
+   */
+  async recordIntake(
+    results: { connectionId: string; storeOrderId: string | null; orderId: string | null; skipped: string | null; kind: string; detail: object }[],
+    now: Date,
+  ): Promise<void> {
+    if (results.length === 0) return;
+    await this.pool.query(
+      `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::jsonb[], $8::boolean[])
+           AS i(activity_id, connection_id, store_order_id, order_id, skipped, kind, detail, owns)
+       ), linked AS (
+         UPDATE store_orders so SET order_id = coalesce(i.order_id, so.order_id), skipped = coalesce(i.skipped, so.skipped)
+         FROM input i WHERE i.owns AND so.connection_id = i.connection_id AND so.store_order_id = i.store_order_id
+         RETURNING 1
+       ), touched AS (
+         UPDATE store_connections c SET last_order_at = $9
+         WHERE c.id IN (SELECT connection_id FROM input WHERE owns AND order_id IS NOT NULL)
+         RETURNING 1
+       )
+       INSERT INTO store_activity (id, connection_id, at, kind, store_order_id, order_id, detail)
+       SELECT activity_id, connection_id, $9, kind, store_order_id, order_id, detail FROM input`,
+      [
+        results.map(() => newId()), results.map((r) => r.connectionId), results.map((r) => r.storeOrderId), results.map((r) => r.orderId),
+        results.map((r) => r.skipped), results.map((r) => r.kind), results.map((r) => JSON.stringify(r.detail)),
+        results.map((r) => r.kind !== "order_skipped" || r.skipped !== "duplicate"), now,
+      ],
+    );
+  }
+
+  async deliveriesDone(done: { id: string; connectionId: string | null }[], now: Date): Promise<void> {
+    if (done.length === 0) return;
+    await this.pool.query(
+      `UPDATE store_deliveries d SET status = 'done', payload = NULL, lease_until = NULL, processed_at = $3, connection_id = i.connection_id
+       FROM unnest($1::uuid[], $2::uuid[]) AS i(id, connection_id) WHERE d.id = i.id`,
+      [done.map((d) => d.id), done.map((d) => d.connectionId), now],
+    );
   }
 
   /** A write-back for an order whose state change wrote no event (a send that failed at creation). */

@@ -7,7 +7,7 @@ import type { OrderView } from "../orders/order.view.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import { problemFromIssue } from "../../i18n/zod-issues.ts";
 import { normalisePhone } from "./phone.ts";
-import type { StoreConnector, StoreCredentials, StorePlatform } from "./store-connector.ts";
+import type { StoreConnector, StoreCredentials, StoreEvent, StorePlatform } from "./store-connector.ts";
 import type { ActivityRecord, ConnectionRecord, StoreRepository } from "./store.repository.ts";
 import { defaultSettings, readSettings, storeSettingsInput, type StoreSettings } from "./store-settings.ts";
 
@@ -41,6 +41,26 @@ const REFRESH_AHEAD_MS = 5 * 60 * 1000;
 const REFRESH_LEASE_MS = 60_000;
 
 export type Connectors = Partial<Record<StorePlatform, StoreConnector>>;
+
+export interface IntakeDelivery {
+  id: string;
+  platform: StorePlatform;
+  topic: string;
+  shop: string;
+  payload: string | null;
+}
+
+interface IntakeResult {
+  connectionId: string;
+  storeOrderId: string | null;
+  orderId: string | null;
+  skipped: string | null;
+  kind: string;
+  detail: object;
+}
+
+/** Store orders of one intake batch created at a time (each waits on the messaging provider). */
+const INTAKE_CONCURRENCY = 16;
 
 export class StoreService {
   /** In-process coalescing of refreshes (the database lease makes it one per shop across instances). */
@@ -240,27 +260,81 @@ export class StoreService {
   }
 
   /**
-   * Processes one received delivery. Safe to run again for the same delivery (a crash mid-way): the store order
-   * claim resumes, the order's externalOrderId makes the create idempotent, write-backs are unique per outcome.
+   * Processes a batch of received deliveries: one statement each for the shops' connections, the store orders'
+   * claims and the outcomes, plus the create path per order (run concurrently). Safe to run again for the same
+   * delivery (a crash mid-way): a store order claimed by this delivery resumes, the order's externalOrderId makes
+   * the create idempotent, write-backs are unique per outcome. Returns the deliveries done; the others threw and
+   * are retried later.
    */
-  async process(delivery: { id: string; platform: StorePlatform; topic: string; shop: string; payload: string | null }): Promise<string | null> {
-    const connection = await this.stores.findActiveByShop(delivery.platform, delivery.shop);
-    const connector = this.connector(delivery.platform);
-    // A shop nobody has connected (or disconnected): answered already, nothing to do.
-    if (!connection || connection.status === "disconnected" || !connector || delivery.payload === null) return connection?.id ?? null;
-    let body: unknown;
-    try {
-      body = JSON.parse(delivery.payload);
-    } catch {
-      await this.activity(connection.id, "order_skipped", null, null, { reason: "invalid", detail: "body is not JSON" });
-      return connection.id;
+  async processBatch(deliveries: readonly IntakeDelivery[]): Promise<{ done: { id: string; connectionId: string | null }[]; failed: { id: string; error: unknown }[] }> {
+    const done: { id: string; connectionId: string | null }[] = [];
+    const failed: { id: string; error: unknown }[] = [];
+    const results: IntakeResult[] = [];
+    const orders: { delivery: IntakeDelivery; connection: ConnectionRecord; connector: StoreConnector; storeOrderId: string; order: unknown }[] = [];
+    const connections = new Map<string, ConnectionRecord>();
+    for (const platform of new Set(deliveries.map((delivery) => delivery.platform))) {
+      const found = await this.stores.findActiveByShops(platform, deliveries.filter((d) => d.platform === platform).map((d) => d.shop));
+      for (const [shop, connection] of found) connections.set(`${platform}:${shop}`, connection);
     }
-    const event = connector.parse(delivery.topic, body);
-    const settings = readSettings(connection.platform, connection.settings);
+    for (const delivery of deliveries) {
+      const connection = connections.get(`${delivery.platform}:${delivery.shop}`);
+      const connector = this.connector(delivery.platform);
+      // A shop nobody has connected (or disconnected): answered already, nothing to do.
+      if (!connection || !connector || delivery.payload === null) {
+        done.push({ id: delivery.id, connectionId: connection?.id ?? null });
+        continue;
+      }
+      let body: unknown;
+      try {
+        body = JSON.parse(delivery.payload);
+      } catch {
+        results.push({ connectionId: connection.id, storeOrderId: null, orderId: null, skipped: null, kind: "order_skipped", detail: { reason: "invalid", detail: "body is not JSON" } });
+        done.push({ id: delivery.id, connectionId: connection.id });
+        continue;
+      }
+      const event = connector.parse(delivery.topic, body);
+      if (event.kind === "order_created") {
+        orders.push({ delivery, connection, connector, storeOrderId: event.storeOrderId, order: event.order });
+        continue;
+      }
+      try {
+        await this.applyEvent(connection, event);
+        done.push({ id: delivery.id, connectionId: connection.id });
+      } catch (error) {
+        failed.push({ id: delivery.id, error });
+      }
+    }
+    const claims = await this.stores.claimStoreOrders(
+      orders.map(({ delivery, connection, storeOrderId }) => ({
+        connectionId: connection.id,
+        merchantId: connection.merchantId,
+        mode: connection.mode,
+        storeOrderId,
+        externalOrderId: `${connection.platform}:${storeOrderId}`,
+        deliveryId: delivery.id,
+      })),
+      this.clock(),
+    );
+    let next = 0;
+    const worker = async () => {
+      while (next < orders.length) {
+        const index = next++;
+        const { delivery, connection, connector, storeOrderId, order } = orders[index];
+        try {
+          results.push(await this.intakeOrder(connection, connector, storeOrderId, order, claims[index]));
+          done.push({ id: delivery.id, connectionId: connection.id });
+        } catch (error) {
+          failed.push({ id: delivery.id, error });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(INTAKE_CONCURRENCY, orders.length) }, worker));
+    await this.stores.recordIntake(results, this.clock());
+    return { done, failed };
+  }
+
+  private async applyEvent(connection: ConnectionRecord, event: Exclude<StoreEvent, { kind: "order_created" }>): Promise<void> {
     switch (event.kind) {
-      case "order_created":
-        await this.intakeOrder(connection, connector, settings, event.storeOrderId, event.order, delivery.id);
-        break;
       case "uninstalled":
         await this.stores.disconnect(connection.id, this.clock());
         await this.activity(connection.id, "disconnected", null, null, { by: "store", reason: "app uninstalled" });
@@ -284,28 +358,23 @@ export class StoreService {
       case "ignored":
         break;
     }
-    return connection.id;
   }
 
   private async intakeOrder(
     connection: ConnectionRecord,
     connector: StoreConnector,
-    settings: StoreSettings,
     storeOrderId: string,
     payload: unknown,
-    deliveryId: string,
-  ): Promise<void> {
-    const externalOrderId = `${connection.platform}:${storeOrderId}`;
-    const claim = await this.stores.claimStoreOrder(connection, storeOrderId, externalOrderId, deliveryId, this.clock());
+    claim: { claimed: true } | { claimed: false; orderId: string | null; skipped: string | null },
+  ): Promise<IntakeResult> {
+    const base = { connectionId: connection.id, storeOrderId };
     if (!claim.claimed) {
-      await this.activity(connection.id, "order_skipped", storeOrderId, claim.orderId, { reason: "duplicate" });
-      return;
+      return { ...base, orderId: claim.orderId, skipped: "duplicate", kind: "order_skipped", detail: { reason: "duplicate" } };
     }
+    const settings = readSettings(connection.platform, connection.settings);
     const mapped = connector.toOrderInput(payload, settings);
     if (!mapped.ok) {
-      await this.stores.storeOrderResult(connection.id, storeOrderId, { skipped: mapped.reason }, this.clock());
-      await this.activity(connection.id, "order_skipped", storeOrderId, null, { reason: mapped.reason, ...(mapped.detail ? { detail: mapped.detail } : {}) });
-      return;
+      return { ...base, orderId: null, skipped: mapped.reason, kind: "order_skipped", detail: { reason: mapped.reason, ...(mapped.detail ? { detail: mapped.detail } : {}) } };
     }
     const scope = { merchantId: connection.merchantId, mode: connection.mode };
     const language = mapped.language ?? settings.language;
@@ -324,8 +393,7 @@ export class StoreService {
     }
     // A send that failed at creation writes no event: its write-back ("failed") is queued here.
     if (order.status === "failed") await this.stores.enqueueWriteback(connection.id, order.id, storeOrderId, "failed");
-    await this.stores.storeOrderResult(connection.id, storeOrderId, { orderId: order.id }, this.clock());
-    await this.activity(connection.id, "order_created", storeOrderId, order.id, { status: order.status });
+    return { ...base, orderId: order.id, skipped: null, kind: "order_created", detail: { status: order.status } };
   }
 
   activity(connectionId: string, kind: string, storeOrderId: string | null, orderId: string | null, detail: object): Promise<void> {

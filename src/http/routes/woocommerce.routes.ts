@@ -29,6 +29,7 @@ function unauthorized(reply: FastifyReply) {
  */
 export function wooCommerceRoutes(services: AppServices): FastifyPluginAsync {
   const { stores } = services;
+  const secrets = new ConnectionSecrets(stores);
   return async (plugin) => {
     plugin.removeAllContentTypeParsers();
     plugin.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: WOOCOMMERCE_BODY_LIMIT }, (_request, body, done) => done(null, body));
@@ -59,25 +60,53 @@ export function wooCommerceRoutes(services: AppServices): FastifyPluginAsync {
         }
         const id = (request.params as { id: string }).id;
         if (!isUuid(id)) return unauthorized(reply);
-        const found = await stores.withCredentials(id.toLowerCase());
-        if (!found || found.connection.platform !== "woocommerce") {
+        let found = await secrets.get(id.toLowerCase());
+        // A reconnect makes a new secret: a signature the cached one refuses is checked against the stored one.
+        if (found?.cached && !verifyWooCommerceSignature(raw, signature, found.secret)) found = await secrets.get(id.toLowerCase(), true);
+        if (!found) {
           const gone = await stores.connection(id.toLowerCase());
           // Disconnected: answered and ignored (its secret is gone, so nothing could be verified anyway).
           if (gone?.platform === "woocommerce" && gone.status === "disconnected") return reply.code(200).send({ success: true });
           return unauthorized(reply);
         }
-        const secret = found.credentials.webhookSecret;
-        if (!secret || !verifyWooCommerceSignature(raw, signature, secret)) {
-          request.log.warn({ connectionId: found.connection.id }, "woocommerce webhook with a bad signature");
+        if (!verifyWooCommerceSignature(raw, signature, found.secret)) {
+          request.log.warn({ connectionId: found.id }, "woocommerce webhook with a bad signature");
           return unauthorized(reply);
         }
         const topic = (headerValue(request, "x-wc-webhook-topic") ?? "").trim().toLowerCase().slice(0, 100);
         const deliveryId =
           (headerValue(request, "x-wc-webhook-delivery-id") ?? "").trim().slice(0, 100) || `sha256:${createHash("sha256").update(raw).digest("hex")}`;
-        const fresh = await stores.receive("woocommerce", `${found.connection.id}:${deliveryId}`, topic, found.connection.shop, raw.toString("utf8"));
+        const fresh = await stores.receive("woocommerce", `${found.id}:${deliveryId}`, topic, found.shop, raw.toString("utf8"));
         if (fresh) services.storeIntake.wake();
         return reply.code(200).send({ success: true });
       },
     );
   };
+}
+
+/**
+ * Each live WooCommerce connection's webhook secret, opened once and kept for a few seconds: a store sending a
+ * burst of orders costs one read and one decryption, not one per delivery. A connection disconnected meanwhile
+ * may still have a delivery recorded on this instance for up to `TTL_MS`; the intake ignores it (it finds no live
+ * connection), so nothing is created. Bounded: the least recently used entries beyond MAX_ENTRIES are dropped.
+ */
+class ConnectionSecrets {
+  private static readonly TTL_MS = 5_000;
+  private static readonly MAX_ENTRIES = 1_000;
+  private readonly entries = new Map<string, { id: string; shop: string; secret: string; at: number }>();
+
+  constructor(private readonly stores: AppServices["stores"]) {}
+
+  async get(id: string, reload = false): Promise<{ id: string; shop: string; secret: string; cached: boolean } | null> {
+    const cached = this.entries.get(id);
+    if (!reload && cached && Date.now() - cached.at < ConnectionSecrets.TTL_MS) return { ...cached, cached: true };
+    this.entries.delete(id);
+    const found = await this.stores.withCredentials(id);
+    const secret = found?.credentials.webhookSecret;
+    if (!found || found.connection.platform !== "woocommerce" || !secret) return null;
+    const entry = { id: found.connection.id, shop: found.connection.shop, secret, at: Date.now() };
+    this.entries.set(id, entry);
+    if (this.entries.size > ConnectionSecrets.MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    return { ...entry, cached: false };
+  }
 }
