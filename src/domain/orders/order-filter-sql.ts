@@ -1,5 +1,5 @@
 import { Prisma } from "../../generated/prisma/client.ts";
-import type { MerchantScope } from "./order.repository.ts";
+import type { MerchantScope } from "./merchant-scope.ts";
 import type { OrderFilter } from "./order.schemas.ts";
 
 /** The list's conditions without search or cursor: the caller's visible orders matching `filter` (also counted). */

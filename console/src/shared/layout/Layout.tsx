@@ -75,7 +75,10 @@ const NAV = [
   { to: "/analytics", label: "nav.analytics" },
   { to: "/keys", label: "nav.keys" },
   { to: "/webhooks", label: "nav.webhooks" },
+  { to: "/stores", label: "nav.stores" },
   { to: "/settings", label: "nav.settings" },
+  // The audit log is for admins only (others get FORBIDDEN).
+  { to: "/security", label: "nav.security", adminOnly: true },
   { to: "/explorer", label: "nav.explorer" },
 ] as const;
 
@@ -107,7 +110,7 @@ function Header(props: { merchantName: string; email: string; role: "ADMIN" | "V
       </div>
       <NeedsReplyCount />
       <nav className="nav" aria-label={t("nav.label")}>
-        {NAV.map(({ to, label }) => (
+        {NAV.filter((item) => !("adminOnly" in item) || props.role === "ADMIN").map(({ to, label }) => (
           <NavLink key={to} to={to} reloadDocument={crossesExplorer(location.pathname, to)}>
             {t(label)}
           </NavLink>
