@@ -426,9 +426,10 @@ async function applyItem(item: Exclude<CallbackItem, StatusItem>, orders: OrderS
       // No scope: a tap on an order that is no longer pending is ignored ("rejected" changes nothing).
       const recorded = conversations?.tapRecorder(item.label ?? null);
       const result = await orders.applyCustomerAction(orderId, action, null, once(item.key), "whatsapp", recorded);
-      if (result.outcome !== "not_found" && result.outcome !== "duplicate" && result.outcome !== "sending") conversations?.markRead("live", item.messageId);
       return { item: item.kind, id: item.messageId, orderId, outcome: result.outcome };
     }
+    // Read receipts (SPEC §11) go to the customer's own words (texts, list choices): a tap is already its own
+    // answer, and a receipt per tap would add one Graph API call to every confirmation for nothing the customer sees.
     case "text": {
       if (!conversations) return { item: item.kind, id: item.messageId, orderId: null, outcome: "ignored" };
       const quoted = item.contextId ? answeredOrder(item.contextId, sent) : null;

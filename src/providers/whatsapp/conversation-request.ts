@@ -20,7 +20,9 @@ export function buildConversationRequest(message: ConversationMessage): Record<s
     messaging_product: "whatsapp",
     recipient_type: "individual",
     to: `+${message.customerPhone}`,
-    biz_opaque_callback_data: `order=${message.orderId};conversation=1`,
+    // Not `order=<id>`: a status of this message whose wamid is not recorded yet must never be taken for the
+    // confirmation's (whatsapp-callbacks.ts falls back to `order=` for those).
+    biz_opaque_callback_data: `conversation=${message.orderId}`,
   };
   if (message.replyTo) base.context = { message_id: message.replyTo };
   const { content } = message;
