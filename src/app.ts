@@ -10,7 +10,7 @@ import { OrderEventBus } from "./domain/orders/order-events.bus.ts";
 import { LiveOrderEvents } from "./domain/orders/live-order-events.ts";
 import { OrderRepository } from "./domain/orders/order.repository.ts";
 import { OrderService } from "./domain/orders/order.service.ts";
-import { OrderStatsRepository } from "./domain/stats/order-stats.repository.ts";
+import { OrderStatBucketsRepository } from "./domain/stats/order-stat-buckets.repository.ts";
 import { OrderStatsService } from "./domain/stats/order-stats.service.ts";
 import type { AppServices } from "./app-services.ts";
 import { buildHttpServer, type App } from "./http/server.ts";
@@ -46,6 +46,10 @@ import { SessionEnds } from "./domain/users/session-ends.ts";
 import { AuditLogService } from "./domain/audit/audit-log.service.ts";
 import { AuditLogRepository } from "./domain/audit/audit-log.repository.ts";
 import { abandonedSendAgeMs, startMaintenance } from "./workers/maintenance.worker.ts";
+import { ConversationRepository } from "./domain/conversation/conversation.repository.ts";
+import { ConversationService } from "./domain/conversation/conversation.service.ts";
+import { ConversationSender } from "./workers/conversation-sender.ts";
+import { buildStores } from "./domain/stores/store-composition.ts";
 
 /** How long app.close() lets open HTTP connections end by themselves before cutting them. */
 const HTTP_CLOSE_GRACE_MS = 3_000;
@@ -73,6 +77,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const database =
     options.database ??
     (await openDatabase(config.database, {
+      timeouts: config.databaseTimeouts,
       onMigrated: ({ applied, modified }) => {
         if (applied.length) logger.info({ applied }, "database migrations applied");
         if (modified.length) logger.warn({ modified }, "applied migrations were edited afterwards (checksum differs)");
@@ -120,11 +125,22 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       sendTimeoutMs: config.whatsapp.timeoutMs * 3 + 3_000,
     },
   );
+  const conversationRepository = new ConversationRepository(database.prisma, database.pool);
+  const conversationSender = new ConversationSender({ repository: conversationRepository, providers, logger });
+  const conversations = new ConversationService({
+    repository: conversationRepository,
+    orders: orderService,
+    providers,
+    bus,
+    logger,
+    queued: () => conversationSender.wake(),
+  });
   const merchantRepository = new MerchantRepository(database.prisma);
   const userRepository = new UserRepository(database.prisma);
   const sessionEnds = new SessionEnds(redis, logger);
   await sessionEnds.start();
   const signInAttempts = redis ? new RedisAttemptCounter(redis, new MemoryAttemptCounter()) : new MemoryAttemptCounter();
+  const stores = buildStores({ config, database, secrets, publicUrls, orderService, bus, logger });
   const services: AppServices = {
     config,
     database,
@@ -136,10 +152,10 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     liveEvents,
     merchantService: new MerchantService(merchantRepository),
     orderService,
-    orderStats: new OrderStatsService(new OrderStatsRepository(database.pool)),
+    orderStats: new OrderStatsService(new OrderStatBucketsRepository(database.pool)),
     idempotency: new IdempotencyService(database.prisma, abandonedSendAgeMs(config.whatsapp.timeoutMs)),
     phones,
-    simulator: new SimulatorService({ orders: orderService, phones, bus }),
+    simulator: new SimulatorService({ orders: orderService, phones, bus, conversations }),
     webhookEndpoints: new WebhookEndpointService(new WebhookEndpointRepository(database.prisma), {
       allowPrivateUrls: config.webhooks.allowPrivateUrls,
       dnsServers: config.webhooks.dnsServers,
@@ -170,15 +186,23 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       undefined,
       sessionEnds,
     ),
+    conversations,
+    stores: stores.service,
+    storeIntake: stores.intake,
+    storeWriteback: stores.writeback,
+    wooCommerce: stores.wooCommerce,
+    sallaLinks: stores.sallaLinks,
   };
   const graphqlSchema = createGraphQLSchema(services);
-  const http = await buildHttpServer(services, config, logger, graphqlSchema);
+  const http = await buildHttpServer(services, config, logger, graphqlSchema, stores.routesFor(services));
   listening = http;
   // graphql-transport-ws on the same port and path as HTTP /graphql (Fastify ignores upgrade requests).
   const subscriptions = startSubscriptionServer(http.server, services, graphqlSchema, logger, options.subscriptions);
   const maintenance = startMaintenance(services, logger);
   webhookDispatcher.start();
   confirmationScheduler.start();
+  conversationSender.start();
+  stores.start();
 
   return {
     services,
@@ -189,6 +213,8 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       // The dispatcher winds down alongside the HTTP server: attempts under way finish or are handed back.
       const dispatcherStopped = webhookDispatcher.stop();
       const schedulerStopped = confirmationScheduler.stop();
+      const senderStopped = conversationSender.stop();
+      const storesStopped = stores.stop();
       // Connections still open after a grace period (a keep-alive socket Node does not count as idle, a client
       // that never finishes its request) are cut, so shutdown never waits on a client; handlers still running
       // are waited for below.
@@ -199,6 +225,8 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       await drain("shutdown", http.inFlight, 10_000, (message) => logger.warn(message));
       await dispatcherStopped;
       await schedulerStopped;
+      await senderStopped;
+      await storesStopped;
       await maintenance.stop();
       await liveEvents.close();
       sessionEnds.close();

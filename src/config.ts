@@ -152,6 +152,8 @@ const envSchema = z.object({
   HTTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(256),
   DATABASE_URL: databaseUrl.optional(),
   DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_STATEMENT_TIMEOUT: duration.prefault("5s"),
+  DATABASE_CONNECT_TIMEOUT: duration.prefault("5s"),
   PUBLIC_BASE_URL: publicBaseUrl.optional(),
   SECRETS_KEY: secretsKey.optional(),
   SECRETS_KEY_PREVIOUS: z.string().optional(),
@@ -185,11 +187,43 @@ const envSchema = z.object({
   SIGN_IN_RATE_LIMIT_WINDOW: duration.prefault("15 minutes"),
   AUDIT_LOG_RETENTION: duration.prefault("400d"),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters (openssl rand -hex 32)").optional(),
+  // Store connectors (SPEC §13).
+  SHOPIFY_CLIENT_ID: z.string().min(1).max(200).optional(),
+  SHOPIFY_CLIENT_SECRET: z.string().min(1).max(500).optional(),
+  SHOPIFY_API_VERSION: z.string().regex(/^(\d{4}-\d{2}|unstable)$/, "must look like 2026-10").default("2026-10"),
+  SHOPIFY_SHOP_ORIGIN: z
+    .string()
+    .refine((text) => text.includes("{shop}") && URL.canParse(text.replace("{shop}", "shop.myshopify.com")), {
+      message: "must be a URL containing {shop}, e.g. https://{shop}",
+    })
+    .default("https://{shop}"),
+  SHOPIFY_SCOPES: z
+    .string()
+    .regex(/^[a-z_]+(,[a-z_]+)*$/, "must be comma-separated scope names")
+    .default("read_orders,write_orders,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders"),
+  STORE_TIMEOUT_MS: positiveInt.default(10_000),
+  SALLA_CLIENT_ID: z.string().min(1).max(200).optional(),
+  SALLA_CLIENT_SECRET: z.string().min(1).max(500).optional(),
+  SALLA_WEBHOOK_SECRET: z.string().min(1).max(500).optional(),
+  SALLA_API_URL: publicBaseUrl.default("https://api.salla.dev/admin/v2"),
+  SALLA_AUTH_URL: publicBaseUrl.default("https://accounts.salla.sa"),
 });
 
 export type DatabaseTarget =
   | { kind: "postgres"; url: string }
   | { kind: "embedded"; dataDir: string | null; template?: Blob };
+
+export interface DatabaseTimeouts {
+  /**
+   * PostgreSQL's `statement_timeout` for the service's connections: a statement running (or waiting for a lock)
+   * longer is cancelled by the server. The driver also gives up on any answer `QUERY_TIMEOUT_MARGIN_MS` later and
+   * drops the connection, which bounds a database that no longer sends anything (and PGlite, which has no
+   * statement timeout of its own).
+   */
+  statementTimeoutMs: number;
+  /** Connecting (or waiting for a free pooled connection) fails after this. */
+  connectTimeoutMs: number;
+}
 
 export interface Config {
   env: string;
@@ -210,6 +244,8 @@ export interface Config {
     maxConnectionsPerAddress: number;
   };
   database: DatabaseTarget;
+  /** Bounds on every database wait, so a hung query or a silent network cannot hold a request (see DatabaseTimeouts). */
+  databaseTimeouts: DatabaseTimeouts;
   dataDir: string;
   /**
    * The origin (and optional path prefix) customers and stores reach, without a trailing slash; null: the
@@ -254,6 +290,29 @@ export interface Config {
     trustedDocuments: boolean;
     /** Failures per (e-mail, address), per e-mail from all addresses (higher), and attempts per address. */
     signInRateLimit: { maxPerPair: number; maxPerEmail: number; maxPerAddress: number; windowMs: number };
+  };
+  /** Store connectors (SPEC §13); a platform whose app credentials are unset cannot be connected. */
+  stores: {
+    /** Each call to a store's API is abandoned after this. */
+    timeoutMs: number;
+    shopify: {
+      clientId: string | null;
+      clientSecret: string | null;
+      apiVersion: string;
+      /** `{shop}` is replaced by the shop's domain (tests point it at a fake). */
+      shopOrigin: string;
+      scopes: string;
+    };
+    /** Salla (an app in "easy mode"): linking, webhooks and write-back need all three secrets. */
+    salla: {
+      clientId: string | null;
+      clientSecret: string | null;
+      webhookSecret: string | null;
+      /** Merchant API base, version included (no trailing slash). */
+      apiUrl: string;
+      /** OAuth server (token endpoint: `<authUrl>/oauth2/token`). */
+      authUrl: string;
+    };
   };
   logLevel: string;
   /** Audit entries older than this are deleted by the maintenance sweep (SPEC §14). */
@@ -321,6 +380,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxConnectionsPerAddress: env.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
     },
     database: databaseTarget(env.DATABASE_URL, env.DATA_DIR),
+    databaseTimeouts: { statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT, connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT },
     dataDir: env.DATA_DIR,
     publicBaseUrl: env.PUBLIC_BASE_URL ?? null,
     secretsKey: env.SECRETS_KEY ?? null,
@@ -346,6 +406,23 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         maxPerEmail: Math.max(env.SIGN_IN_RATE_LIMIT_MAX_PER_EMAIL, env.SIGN_IN_RATE_LIMIT_MAX),
         maxPerAddress: env.SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS,
         windowMs: env.SIGN_IN_RATE_LIMIT_WINDOW,
+      },
+    },
+    stores: {
+      timeoutMs: env.STORE_TIMEOUT_MS,
+      shopify: {
+        clientId: env.SHOPIFY_CLIENT_ID ?? null,
+        clientSecret: env.SHOPIFY_CLIENT_SECRET ?? null,
+        apiVersion: env.SHOPIFY_API_VERSION,
+        shopOrigin: env.SHOPIFY_SHOP_ORIGIN.replace(/\/+$/, ""),
+        scopes: env.SHOPIFY_SCOPES,
+      },
+      salla: {
+        clientId: env.SALLA_CLIENT_ID ?? null,
+        clientSecret: env.SALLA_CLIENT_SECRET ?? null,
+        webhookSecret: env.SALLA_WEBHOOK_SECRET ?? null,
+        apiUrl: env.SALLA_API_URL.replace(/\/+$/, ""),
+        authUrl: env.SALLA_AUTH_URL.replace(/\/+$/, ""),
       },
     },
     logLevel: env.LOG_LEVEL,

@@ -5,6 +5,7 @@ import type { KeyMode } from "../domain/merchants/api-key.ts";
 import { MerchantRepository } from "../domain/merchants/merchant.repository.ts";
 import { MerchantService } from "../domain/merchants/merchant.service.ts";
 import { UserRepository, type UserRole } from "../domain/users/user.repository.ts";
+import { OrderStatsVerifier, type StatsVerification } from "../domain/stats/order-stats-verifier.ts";
 import { UserService, USER_ROLES, type UserView } from "../domain/users/user.service.ts";
 import { translate } from "../i18n/messages.ts";
 import { migrateDatabase, withDatabase, type CliDatabase } from "./connection.ts";
@@ -141,6 +142,26 @@ export function buildProgram(context: CliContext): Command {
       });
     });
 
+  const stats = program.command("stats").description("order statistics (docs/statistics.md)");
+  stats
+    .command("verify")
+    .description("compare a merchant's pre-aggregated statistics with its orders (exit code 1 when they differ)")
+    .requiredOption("--merchant <id>", "the merchant's id")
+    .option("--repair", "add the differences found to the stored statistics (safe while the service runs)")
+    .option("--json", "print the result as one JSON object")
+    .action(async (options: { merchant: string; repair?: boolean; json?: boolean }) => {
+      const out = createOutput(Boolean(options.json));
+      await withDatabase(context.loadConfig(), async ({ route, database, applied }: CliDatabase) => {
+        const merchant = await database.prisma.merchant.findUnique({ where: { id: options.merchant }, select: { id: true } }).catch(() => null);
+        if (!merchant) throw new CliError(`Merchant ${options.merchant} not found.`);
+        const result = await new OrderStatsVerifier(database.pool).verify(options.merchant, { repair: Boolean(options.repair) });
+        out.result(describeVerification(result), result);
+        out.note(describeRoute(route));
+        if (applied.length) out.note(`Applied ${applied.length} migration(s): ${applied.join(", ")}`);
+        if (result.mismatches.length > 0 && !result.repaired) process.exitCode = 1;
+      });
+    });
+
   const users = program.command("users").description("manage console users (browser sign-in to GraphQL and the console)");
   users
     .command("create")
@@ -233,6 +254,23 @@ async function withUsers(context: CliContext, out: Output, work: (service: UserS
     out.note(describeRoute(route));
     if (applied.length) out.note(`Applied ${applied.length} migration(s): ${applied.join(", ")}`);
   });
+}
+
+function describeVerification(result: StatsVerification): string {
+  const head = `Order statistics of merchant ${result.merchantId}: ${result.checkedBuckets} bucket(s) compared with the orders`;
+  if (result.mismatches.length === 0) return `${head}; all exact.`;
+  const shown = result.mismatches.slice(0, 20).map((mismatch) => {
+    const figures = Object.entries(mismatch.difference)
+      .filter(([, value]) => value !== 0 && value !== false)
+      .map(([name, value]) => `${name} ${typeof value === "number" && value > 0 ? "+" : ""}${value}`)
+      .join(", ");
+    return `  ${mismatch.mode} ${mismatch.span} min ${mismatch.start} ${mismatch.kind}: ${figures}`;
+  });
+  const more = result.mismatches.length > 20 ? [`  … and ${result.mismatches.length - 20} more`] : [];
+  const tail = result.repaired
+    ? "Repaired: the differences (orders minus stored) were added to the stored statistics."
+    : "Run again with --repair to correct them.";
+  return [`${head}; ${result.mismatches.length} differ (orders minus stored):`, ...shown, ...more, tail].join("\n");
 }
 
 async function userNamed<T>(userId: string, work: () => Promise<T>): Promise<T> {

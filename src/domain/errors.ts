@@ -1,3 +1,5 @@
+import type { FieldProblem } from "../i18n/field-problem.ts";
+
 /**
  * Typed domain errors. Each transport maps them once (src/http/error-mapper.ts, and the GraphQL mapper):
  * the domain never knows about status codes.
@@ -107,13 +109,7 @@ export class ProviderUnavailableError extends DomainError {
   }
 }
 
-export interface FieldProblem {
-  /** Dotted path with indexes, e.g. `items[0].quantity`. */
-  field: string;
-  /** Catalogue key and parameters, localised by the transport. */
-  key: string;
-  params?: Record<string, string | number>;
-}
+export type { FieldProblem };
 
 export class ValidationError extends DomainError {
   readonly code = "VALIDATION_ERROR";

@@ -1,4 +1,5 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { conversationRoutes } from "./routes/conversation.routes.ts";
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from "fastify";
 import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
@@ -53,6 +54,8 @@ export async function buildHttpServer(
   logger: Logger,
   /** The executable GraphQL schema, shared with the websocket server (built once). */
   graphqlSchema: GraphQLSchema,
+  /** Routes of the store connectors (`/integrations/…`, `/webhooks/<store>`), built with their repositories. */
+  storeRoutes: FastifyPluginAsync[] = [],
 ): Promise<App> {
   const app = Fastify({
     loggerInstance: logger,
@@ -187,6 +190,7 @@ export async function buildHttpServer(
 
   await app.register(operationalRoutes(services));
   await app.register(orderRoutes(services), { prefix: "/api/v1" });
+  await app.register(conversationRoutes(services), { prefix: "/api/v1" });
   await app.register(webhookEndpointRoutes(services), { prefix: "/api/v1" });
   await app.register(confirmationPolicyRoutes(services), { prefix: "/api/v1" });
   await app.register(webhookDeliveryRoutes(services), { prefix: "/api/v1" });
@@ -196,6 +200,7 @@ export async function buildHttpServer(
   await app.register(simulatorPageRoutes());
   await app.register(consolePageRoutes());
   await app.register(whatsappWebhookRoutes(services));
+  for (const routes of storeRoutes) await app.register(routes);
   // GraphQL (SPEC §6): Apollo at /graphql, closed by app.close() through Fastify's onClose.
   await app.register(await graphqlRoutes(services, config, logger, graphqlSchema));
   return app;

@@ -14,7 +14,7 @@ import {
 import { CloseCode, type Context, type SubscribePayload } from "graphql-ws";
 import { useServer, type Extra } from "graphql-ws/use/ws";
 import type { Logger } from "pino";
-import { WebSocket, WebSocketServer } from "ws";
+import { WebSocket, WebSocketServer, type RawData } from "ws";
 import type { AppServices } from "../../app-services.ts";
 import { UnauthorizedError } from "../../domain/errors.ts";
 import { SlowConsumerError } from "../../domain/orders/live-order-events.ts";
@@ -105,6 +105,23 @@ const DEFAULTS: Required<SubscriptionServerOptions> = {
   closeGraceMs: 2_000,
   maxConnectionsPerKey: 1_000,
 };
+
+/** graphql-transport-ws: a message the protocol does not allow. */
+const BAD_REQUEST_CLOSE = 4400;
+const SERVER_ONLY_TYPES = new Set(["connection_ack", "next", "error"]);
+
+/** The type of a message only a server may send, or null (anything else is graphql-ws's to judge). */
+function serverOnlyMessageType(data: RawData): string | null {
+  const text = String(data);
+  // Most messages name none of them: parsed here only when one appears.
+  if (!/connection_ack|"next"|"error"/.test(text)) return null;
+  try {
+    const type: unknown = JSON.parse(text)?.type;
+    return typeof type === "string" && SERVER_ONLY_TYPES.has(type) ? type : null;
+  } catch {
+    return null;
+  }
+}
 
 /** 1013 "try again later": graphql-ws clients reconnect after it (unlike the 44xx codes). */
 const SLOW_SUBSCRIBER_CLOSE = { code: 1013, reason: "Subscriber too slow" } as const;
@@ -317,6 +334,34 @@ export function startSubscriptionServer(
     wss,
     settings.keepAliveMs,
   );
+
+  // graphql-ws prints a stack to stderr for any error a socket emits (and answers 1011). Most are what a client sent:
+  // a frame over maxPayload, invalid UTF-8, a bad opcode or mask; ws has already closed the socket with the code
+  // that says so (1009, 1007, 1002), so they need no more than a debug line. Registered after useServer's own
+  // listener, this one replaces its error handler on every socket.
+  wss.on("connection", (socket) => {
+    // graphql-ws treats a client sending a server's message type (connection_ack, next, error) as its own failure:
+    // a stack on stderr and 4500. The protocol calls it a bad request: 4400, closed before graphql-ws reads it.
+    const handlers = socket.listeners("message") as ((data: RawData, isBinary: boolean) => void)[];
+    socket.removeAllListeners("message");
+    socket.on("message", (data: RawData, isBinary: boolean) => {
+      const type = serverOnlyMessageType(data);
+      if (type !== null) {
+        socket.close(BAD_REQUEST_CLOSE, `Unexpected message of type ${type} received`);
+        return;
+      }
+      for (const handler of handlers) handler.call(socket, data, isBinary);
+    });
+    socket.removeAllListeners("error");
+    socket.on("error", (error: Error & { code?: unknown }) => {
+      if (typeof error.code === "string" && error.code.startsWith("WS_ERR_")) {
+        log.debug({ code: error.code, reason: error.message }, "websocket closed: the client broke the protocol");
+        return;
+      }
+      log.error({ err: error }, "websocket error");
+      socket.close(1011, "Internal server error");
+    });
+  });
 
   // One line per 30 s, not one per socket, while the database is down.
   const recheckFailed = throttledWarn(log);
