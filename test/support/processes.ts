@@ -158,7 +158,7 @@ export function startServerProcess(env: NodeJS.ProcessEnv): ServerProcess {
         check();
       });
     },
-    async waitForFirstStart(pattern, timeoutMs = 45_000) {
+    async waitForFirstStart(pattern, timeoutMs = 90_000) {
       const [, file] = await this.waitFor(/"firstStartFile":"([^"]+)"/, timeoutMs);
       const text = readFileSync(file, "utf8");
       const match = pattern.exec(text);
