@@ -25,6 +25,11 @@ const CLAIM_BATCH = 32;
 /** A write-back makes a few calls (a hold: one query and one mutation per fulfillment order). */
 const CALLS_PER_WRITEBACK = 6;
 const LEASE_MARGIN_MS = 10_000;
+/**
+ * A store whose bucket is refilling is claimed this long before it holds the next call's cost: the claim and the
+ * credentials are read meanwhile, and the call itself waits for the exact moment (`paceUntil`).
+ */
+const PACE_LEAD_MS = 80;
 const DEFAULT_NOT_READY_SCHEDULE = [1_000, 2_000, 5_000, 10_000, 30_000, 60_000, 120_000, 300_000];
 
 export class StoreWritebackWorker {
@@ -38,6 +43,8 @@ export class StoreWritebackWorker {
   private readonly warn: (details: object, message: string) => void;
   private readonly leaseMs: number;
   private readonly notReadySchedule: readonly number[];
+  /** Per connection: when its bucket holds the next call's cost again (this instance's last call said so). */
+  private readonly paceUntil = new Map<string, number>();
 
   constructor(
     private readonly deps: { stores: StoreRepository; service: StoreService; bus: OrderEventBus; logger: Logger },
@@ -134,11 +141,20 @@ export class StoreWritebackWorker {
     for (const effect of effects) {
       const key = effectKey(effect);
       if (writeback.doneEffects.includes(key)) continue;
+      const wait = (this.paceUntil.get(writeback.connectionId) ?? 0) - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const result = await connector.writeBack(effect, { shop: connection.shop, storeOrderId: writeback.storeOrderId, credentials });
       if (result.kind === "done") {
+        if (result.pace) {
+          // The bucket is short of the next call's cost: this store waits (all instances, through the claim).
+          this.paceUntil.set(writeback.connectionId, Date.now() + result.pace.waitMs);
+          await stores.throttle(writeback.connectionId, new Date(Date.now() + Math.max(0, result.pace.waitMs - PACE_LEAD_MS)));
+          this.wakeIn(Math.max(0, result.pace.waitMs - PACE_LEAD_MS));
+        } else {
+          this.paceUntil.delete(writeback.connectionId);
+        }
         if (!(await stores.effectDone(writeback.id, key, writeback.leaseUntil))) return; // lease lost: another claim decides
         applied.push(key);
-        if (result.pace) await stores.throttle(writeback.connectionId, new Date(Date.now() + result.pace.waitMs));
         continue;
       }
       if (result.kind === "unauthorized") {
@@ -172,6 +188,7 @@ export class StoreWritebackWorker {
     if (result.throttled) {
       // The store's rate limit, not a failure: the connection pauses, the attempt is not counted.
       const delay = result.retryAfterMs ?? 1_000;
+      this.paceUntil.set(writeback.connectionId, Date.now() + delay);
       await stores.throttle(writeback.connectionId, new Date(Date.now() + delay));
       await stores.writebackRetry(writeback.id, delay, result.error, false, writeback.leaseUntil);
       this.wakeIn(delay);
