@@ -113,15 +113,9 @@ export class StoreWritebackWorker {
 
   private async handle(writeback: ClaimedWriteback): Promise<void> {
     const { stores, service } = this.deps;
-    const connection = await service.connection(writeback.connectionId);
-    const connector = connection ? service.connector(connection.platform) : null;
-    if (!connection || connection.status === "disconnected" || !connector) {
-      await this.finish(writeback, "failed", "store disconnected");
-      return;
-    }
-    let credentials;
+    let context;
     try {
-      credentials = await service.freshCredentials(writeback.connectionId);
+      context = await service.writebackContext(writeback.connectionId);
     } catch (error) {
       const retriable = (error as { retriable?: boolean }).retriable !== false;
       if (!retriable) {
@@ -132,15 +126,20 @@ export class StoreWritebackWorker {
       await this.retry(writeback, { kind: "retry", error: `token refresh: ${(error as Error).message}`, retryAfterMs: null, statusCode: null, throttled: false });
       return;
     }
-    if (!credentials) {
+    const connector = context ? service.connector(context.platform) : null;
+    if (!context || !connector) {
       await this.finish(writeback, "failed", "store disconnected");
       return;
     }
+    const { credentials } = context;
+    const connection = context;
     const effects = effectsFor(writeback.outcome, connection.settings, writeback.held);
+    const pending = effects.map(effectKey).filter((key) => !writeback.doneEffects.includes(key));
     const applied: string[] = [];
     for (const effect of effects) {
       const key = effectKey(effect);
       if (writeback.doneEffects.includes(key)) continue;
+      const last = key === pending.at(-1);
       const wait = (this.paceUntil.get(writeback.connectionId) ?? 0) - Date.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const result = await connector.writeBack(effect, { shop: connection.shop, storeOrderId: writeback.storeOrderId, credentials });
@@ -153,8 +152,10 @@ export class StoreWritebackWorker {
         } else {
           this.paceUntil.delete(writeback.connectionId);
         }
-        if (!(await stores.effectDone(writeback.id, key, writeback.leaseUntil))) return; // lease lost: another claim decides
         applied.push(key);
+        // The last effect is recorded with the outcome (one statement); earlier ones as they go.
+        if (last) break;
+        if (!(await stores.effectDone(writeback.id, key, writeback.leaseUntil))) return; // lease lost: another claim decides
         continue;
       }
       if (result.kind === "unauthorized") {
@@ -169,7 +170,10 @@ export class StoreWritebackWorker {
       await this.retry(writeback, result);
       return;
     }
-    await this.finish(writeback, "succeeded", null, [...writeback.doneEffects, ...applied]);
+    const all = [...writeback.doneEffects, ...applied];
+    if (!(await stores.writebackSucceeded(writeback, applied.at(-1) ?? null, all, new Date()))) {
+      this.deps.logger.warn({ writebackId: writeback.id }, "store write-back outlived its lease; another claim decides it");
+    }
   }
 
   private async retry(writeback: ClaimedWriteback, result: Extract<WritebackResult, { kind: "retry" | "not_ready" }>): Promise<void> {

@@ -447,6 +447,35 @@ export class StoreRepository {
     return rowCount === 1;
   }
 
+  /**
+   * The last effect went through: recorded with the outcome and its activity entry in one statement (the usual
+   * write-back is a single tag, so this is its only write after the call).
+   */
+  async writebackSucceeded(
+    writeback: { id: string; connectionId: string; orderId: string; storeOrderId: string; outcome: string; leaseUntil: Date },
+    lastEffect: string | null,
+    effects: string[],
+    now: Date,
+  ): Promise<boolean> {
+    const { rows } = await this.pool.query<{ kept: boolean }>(
+      `WITH done AS (
+         UPDATE store_writebacks SET status = 'succeeded', lease_until = NULL, attempt_count = attempt_count + 1, updated_at = now(),
+           done_effects = CASE WHEN $2::text IS NULL OR $2 = ANY(done_effects) THEN done_effects ELSE array_append(done_effects, $2) END
+         WHERE id = $1 AND status = 'pending' AND lease_until = $3
+         RETURNING id
+       ), logged AS (
+         INSERT INTO store_activity (id, connection_id, at, kind, store_order_id, order_id, detail)
+         SELECT $4, $5, $6, 'writeback_succeeded', $7, $8, $9::jsonb FROM done WHERE cardinality($10::text[]) > 0
+       )
+       SELECT EXISTS (SELECT 1 FROM done) AS kept`,
+      [
+        writeback.id, lastEffect, writeback.leaseUntil, newId(), writeback.connectionId, now, writeback.storeOrderId, writeback.orderId,
+        JSON.stringify({ outcome: writeback.outcome, effects }), effects,
+      ],
+    );
+    return rows[0]?.kept ?? false;
+  }
+
   async writebackRetry(id: string, delayMs: number, error: string, countAttempt: boolean, leaseUntil: Date): Promise<boolean> {
     const { rowCount } = await this.pool.query(
       `UPDATE store_writebacks SET lease_until = NULL, last_error = $3, attempt_count = attempt_count + $4::int,
