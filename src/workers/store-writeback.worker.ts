@@ -168,13 +168,17 @@ export class StoreWritebackWorker {
       const last = key === pending.at(-1);
       const wait = (this.paceUntil.get(writeback.connectionId) ?? 0) - Date.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const calledAt = Date.now();
       const result = await connector.writeBack(effect, { shop: connection.shop, storeOrderId: writeback.storeOrderId, credentials });
       if (result.kind === "done") {
         if (result.pace) {
-          // The bucket is short of the next call's cost: this store waits (all instances, through the claim).
-          this.paceUntil.set(writeback.connectionId, Date.now() + result.pace.waitMs);
-          await stores.throttle(writeback.connectionId, new Date(Date.now() + Math.max(0, result.pace.waitMs - PACE_LEAD_MS)));
-          this.wakeIn(Math.max(0, result.pace.waitMs - PACE_LEAD_MS));
+          // The bucket is short of the next call's cost: this store waits (all instances, through the claim). The
+          // bucket was read while the call was served, so the wait counts from the call's start (the bucket refills
+          // while the answer travels back); a call that comes a little early is THROTTLED and simply waits again.
+          const readyAt = calledAt + result.pace.waitMs;
+          this.paceUntil.set(writeback.connectionId, readyAt);
+          await stores.throttle(writeback.connectionId, new Date(readyAt - PACE_LEAD_MS));
+          this.wakeIn(Math.max(0, readyAt - PACE_LEAD_MS - Date.now()));
         } else {
           this.paceUntil.delete(writeback.connectionId);
         }
