@@ -16,6 +16,11 @@ export interface StoreCredentials {
   /** WooCommerce/Salla: the secret that signs this connection's webhooks. */
   webhookSecret?: string | null;
   scope?: string | null;
+  /** WooCommerce: the REST consumer key (its secret is `accessToken`), the canonical store URL, and the id of the
+   * webhook we created there (deleted on disconnect). */
+  consumerKey?: string | null;
+  storeUrl?: string | null;
+  webhookId?: string | null;
 }
 
 /** A verified delivery, parsed: one of a closed set. */
@@ -72,6 +77,8 @@ export interface StoreConnector {
   writeBack(effect: WritebackEffect, target: WritebackTarget): Promise<WritebackResult>;
   /** New credentials when the access token is about to expire; null when this platform's tokens do not. */
   refresh(shop: string, credentials: StoreCredentials): Promise<StoreCredentials | null>;
+  /** Best effort on disconnect, before the credentials are deleted (WooCommerce deletes the webhook it made). */
+  release?(credentials: StoreCredentials): Promise<void>;
 }
 
 /** The effects of one outcome under the connection's settings, in the order they are applied. */

@@ -101,10 +101,41 @@ export class StoreService {
   async disconnect(scope: MerchantScope, id: string, actor: StoreActor): Promise<StoreConnectionView> {
     const connection = await this.inScope(scope, id);
     if (connection.status === "disconnected") return toView(connection);
+    await this.release(connection);
     const updated = await this.stores.disconnect(connection.id, this.clock());
     await this.stores.addActivity(connection.id, { kind: "disconnected", storeOrderId: null, orderId: null, detail: { by: actor.kind.toLowerCase() } }, this.clock());
     await this.audit.record({ merchantId: connection.merchantId, action: "store.disconnected", target: connection.id, actor });
     return toView(updated);
+  }
+
+  /** The connector's clean-up on the store (best effort: a store that is down does not block a disconnect). */
+  private async release(connection: ConnectionRecord): Promise<void> {
+    const connector = this.connector(connection.platform);
+    if (!connector?.release) return;
+    try {
+      const credentials = this.open(connection);
+      if (credentials) await connector.release(credentials);
+    } catch (error) {
+      this.logger.warn({ err: error, connectionId: connection.id }, "store clean-up on disconnect failed");
+    }
+  }
+
+  /** A live connection with its opened credentials (webhook verification, connect flows), or null. */
+  async withCredentials(connectionId: string): Promise<{ connection: StoreConnectionView; merchantId: string; credentials: StoreCredentials } | null> {
+    const connection = await this.stores.find(connectionId);
+    if (!connection || connection.status === "disconnected") return null;
+    const credentials = this.open(connection);
+    return credentials ? { connection: toView(connection), merchantId: connection.merchantId, credentials } : null;
+  }
+
+  /** Rewrites a live connection's sealed credentials (a WooCommerce webhook id, Salla tokens re-authorised). */
+  async updateCredentials(connectionId: string, change: (current: StoreCredentials) => StoreCredentials): Promise<void> {
+    const connection = await this.stores.find(connectionId);
+    if (!connection || connection.status === "disconnected") return;
+    const current = this.open(connection);
+    if (!current) return;
+    const next = change(current);
+    await this.stores.storeRefreshed(connectionId, this.seal(connectionId, next), expiryOf(next), this.clock());
   }
 
   private async inScope(scope: MerchantScope, id: string): Promise<ConnectionRecord> {

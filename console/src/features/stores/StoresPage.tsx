@@ -10,6 +10,7 @@ import { useConsole } from "../../shared/session/console-context.tsx";
 import { useViewer } from "../../shared/session/viewer.tsx";
 import { ConfirmDialog } from "../../shared/ui/Dialog.tsx";
 import { ErrorBanner, mutationErrorMessage } from "../../shared/ui/errors.tsx";
+import { ConnectWooCommerceForm, SallaLinkCodeCard } from "./ConnectOtherStores.tsx";
 
 const StoreConnectionsDocument = graphql(`
   query StoreConnections {
@@ -100,7 +101,15 @@ export function StoresPage() {
           {t("stores.connected")}
         </p>
       ) : null}
-      {viewer.canWrite ? <ConnectShopifyForm /> : <p className="muted">{t("stores.readOnly")}</p>}
+      {viewer.canWrite ? (
+        <div className="store-connect">
+          <ConnectShopifyForm />
+          <ConnectWooCommerceForm onConnected={() => refetch({ requestPolicy: "network-only" })} />
+          <SallaLinkCodeCard />
+        </div>
+      ) : (
+        <p className="muted">{t("stores.readOnly")}</p>
+      )}
       {result.data && connections.length === 0 ? <p className="empty">{t("stores.empty")}</p> : null}
       <ul className="stores" data-testid="stores">
         {connections.map((connection) => (
@@ -257,7 +266,7 @@ function StoreCard({ connection, canWrite, onChanged }: { connection: Connection
         </span>
       </div>
       <p className="small muted">
-        {t("stores.platform.SHOPIFY")} · {t("stores.since", { date: formatDateTime(connection.createdAt, language) })}
+        {t(`stores.platform.${connection.platform}` as MessageKey)} · {t("stores.since", { date: formatDateTime(connection.createdAt, language) })}
         {connection.lastOrderAt ? ` · ${t("stores.lastOrder", { date: formatDateTime(connection.lastOrderAt, language) })}` : ""}
       </p>
       {message ? (
@@ -282,7 +291,7 @@ function StoreCard({ connection, canWrite, onChanged }: { connection: Connection
             </div>
             {check("cancelOnCustomerCancel", "stores.cancelOnCustomerCancel")}
             {check("cancelOnExpiry", "stores.cancelOnExpiry")}
-            {check("holdFulfillmentUntilConfirmed", "stores.hold")}
+            {connection.platform === "SHOPIFY" ? check("holdFulfillmentUntilConfirmed", "stores.hold") : <p className="small muted">{t("stores.notesHint")}</p>}
             <label>
               {t("stores.language")}
               <select name="language" value={draft.language} disabled={!canWrite} onChange={(event) => setDraft({ ...draft, language: event.target.value })}>
@@ -346,7 +355,7 @@ function StoreCard({ connection, canWrite, onChanged }: { connection: Connection
 
 const KNOWN_KINDS = new Set([
   "order_created", "order_skipped", "writeback_succeeded", "writeback_failed", "writeback_retrying", "connected", "disconnected",
-  "token_refreshed", "customer_redacted", "shop_redacted", "data_requested", "error",
+  "token_refreshed", "customer_redacted", "shop_redacted", "data_requested", "error", "webhook_created",
 ]);
 const KNOWN_REASONS = new Set(["not_cod", "no_phone", "duplicate", "invalid"]);
 
