@@ -254,6 +254,14 @@ export class StoreService {
     throw new Error("token refresh by another instance did not finish");
   }
 
+  /** A connection's platform, shop, status and settings (routes and workers), or null when it is gone. */
+  async connection(connectionId: string): Promise<{ platform: StorePlatform; shop: string; status: string; settings: StoreSettings } | null> {
+    const connection = await this.stores.find(connectionId);
+    return connection
+      ? { platform: connection.platform, shop: connection.shop, status: connection.status, settings: readSettings(connection.platform, connection.settings) }
+      : null;
+  }
+
   async markUnauthorized(connectionId: string, error: string): Promise<void> {
     await this.stores.markStatus(connectionId, "error", this.clock());
     await this.stores.addActivity(connectionId, { kind: "error", storeOrderId: null, orderId: null, detail: { error } }, this.clock());
