@@ -36,9 +36,12 @@ import { benchOrderBody } from "./order-body.ts";
 type Scenario = "rest" | "woocommerce" | "salla";
 
 const settings = {
-  orders: numberEnv("BENCH_STORE_ORDERS", 600),
+  orders: numberEnv("BENCH_STORE_ORDERS", 300),
   concurrency: numberEnv("BENCH_CONNECTIONS", 10),
-  rounds: numberEnv("BENCH_ROUNDS", 2),
+  /** 3: each scenario runs once in each position (the one after REST inherits its trailing simulator events). */
+  rounds: numberEnv("BENCH_ROUNDS", 3),
+  /** Pause between scenarios, so one's trailing work (simulated delivery receipts, write-backs) is not the next's. */
+  settleMs: numberEnv("BENCH_SETTLE_MS", 3_000, { min: 0 }),
   databases: listEnv<DatabaseKind>("BENCH_DATABASES", ["pglite", "postgres"]),
   /** The goal for each platform against REST. */
   goal: 0.8,
@@ -161,8 +164,9 @@ async function benchDatabase(kind: DatabaseKind, runs: Run[]): Promise<void> {
   const order: Scenario[] = ["rest", "woocommerce", "salla"];
   for (let round = 1; round <= settings.rounds + 1; round++) {
     // Round 0 warms up (results discarded); then the order rotates so no scenario always goes first.
-    const scenarios = round === 1 ? order : order.map((_, i) => order[(i + round) % order.length]);
+    const scenarios = order.map((_, i) => order[(i + round - 1) % order.length]);
     for (const scenario of scenarios) {
+      await new Promise((resolve) => setTimeout(resolve, settings.settleMs));
       batch++;
       // Numeric ids (stores' ids are integers): a distinct range per batch.
       const prefix = String(batch * 10 + 1);
