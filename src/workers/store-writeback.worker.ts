@@ -21,10 +21,20 @@ export interface StoreWritebackOptions {
   notReadyScheduleMs?: readonly number[];
 }
 
-const CLAIM_BATCH = 32;
+const CLAIM_BATCH = 64;
+/**
+ * Write-backs of one store claimed together and made one after the other: the claim and the reads are shared, so
+ * a store limited by its rate (Shopify's bucket) is kept at that rate even when each database round trip is slow.
+ */
+const PER_CONNECTION = 8;
 /** A write-back makes a few calls (a hold: one query and one mutation per fulfillment order). */
 const CALLS_PER_WRITEBACK = 6;
 const LEASE_MARGIN_MS = 10_000;
+/**
+ * A store whose bucket is refilling is claimed this long before it holds the next call's cost: the claim and the
+ * credentials are read meanwhile, and the call itself waits for the exact moment (`paceUntil`).
+ */
+const PACE_LEAD_MS = 80;
 const DEFAULT_NOT_READY_SCHEDULE = [1_000, 2_000, 5_000, 10_000, 30_000, 60_000, 120_000, 300_000];
 
 export class StoreWritebackWorker {
@@ -38,6 +48,8 @@ export class StoreWritebackWorker {
   private readonly warn: (details: object, message: string) => void;
   private readonly leaseMs: number;
   private readonly notReadySchedule: readonly number[];
+  /** Per connection: when its bucket holds the next call's cost again (this instance's last call said so). */
+  private readonly paceUntil = new Map<string, number>();
 
   constructor(
     private readonly deps: { stores: StoreRepository; service: StoreService; bus: OrderEventBus; logger: Logger },
@@ -88,11 +100,32 @@ export class StoreWritebackWorker {
 
   private async run(): Promise<void> {
     try {
-      const claimed = await this.deps.stores.claimWritebacks(CLAIM_BATCH, this.leaseMs);
+      // The chain's later write-backs renew their lease as they start; twice one lease covers the first two.
+      const claimed = await this.deps.stores.claimWritebacks(CLAIM_BATCH, this.leaseMs * 2, PER_CONNECTION);
+      const byConnection = new Map<string, ClaimedWriteback[]>();
       for (const writeback of claimed) {
-        const work = this.handle(writeback).catch((error: unknown) => {
-          this.warn({ err: error, writebackId: writeback.id }, "store write-back failed unexpectedly; its lease hands it back");
-        });
+        const chain = byConnection.get(writeback.connectionId) ?? [];
+        chain.push(writeback);
+        byConnection.set(writeback.connectionId, chain);
+      }
+      for (const chain of byConnection.values()) {
+        const work = (async () => {
+          for (const [index, claimedWriteback] of chain.entries()) {
+            let writeback = claimedWriteback;
+            if (this.stopped) {
+              await this.deps.stores.releaseWriteback(writeback.id, writeback.leaseUntil).catch(() => undefined);
+              continue;
+            }
+            if (index >= 2) {
+              const renewed = await this.deps.stores.renewWriteback(writeback.id, writeback.leaseUntil, this.leaseMs).catch(() => null);
+              if (!renewed) continue; // its lease ran out and another claim took it
+              writeback = { ...writeback, leaseUntil: renewed };
+            }
+            await this.handle(writeback).catch((error: unknown) => {
+              this.warn({ err: error, writebackId: writeback.id }, "store write-back failed unexpectedly; its lease hands it back");
+            });
+          }
+        })();
         this.inFlight.add(work);
         void work.finally(() => {
           this.inFlight.delete(work);
@@ -106,15 +139,9 @@ export class StoreWritebackWorker {
 
   private async handle(writeback: ClaimedWriteback): Promise<void> {
     const { stores, service } = this.deps;
-    const connection = await service.connection(writeback.connectionId);
-    const connector = connection ? service.connector(connection.platform) : null;
-    if (!connection || connection.status === "disconnected" || !connector) {
-      await this.finish(writeback, "failed", "store disconnected");
-      return;
-    }
-    let credentials;
+    let context;
     try {
-      credentials = await service.freshCredentials(writeback.connectionId);
+      context = await service.writebackContext(writeback.connectionId);
     } catch (error) {
       const retriable = (error as { retriable?: boolean }).retriable !== false;
       if (!retriable) {
@@ -125,20 +152,40 @@ export class StoreWritebackWorker {
       await this.retry(writeback, { kind: "retry", error: `token refresh: ${(error as Error).message}`, retryAfterMs: null, statusCode: null, throttled: false });
       return;
     }
-    if (!credentials) {
+    const connector = context ? service.connector(context.platform) : null;
+    if (!context || !connector) {
       await this.finish(writeback, "failed", "store disconnected");
       return;
     }
+    const { credentials } = context;
+    const connection = context;
     const effects = effectsFor(writeback.outcome, connection.settings, writeback.held);
+    const pending = effects.map(effectKey).filter((key) => !writeback.doneEffects.includes(key));
     const applied: string[] = [];
     for (const effect of effects) {
       const key = effectKey(effect);
       if (writeback.doneEffects.includes(key)) continue;
+      const last = key === pending.at(-1);
+      const wait = (this.paceUntil.get(writeback.connectionId) ?? 0) - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const calledAt = Date.now();
       const result = await connector.writeBack(effect, { shop: connection.shop, storeOrderId: writeback.storeOrderId, credentials });
       if (result.kind === "done") {
-        if (!(await stores.effectDone(writeback.id, key, writeback.leaseUntil))) return; // lease lost: another claim decides
+        if (result.pace) {
+          // The bucket is short of the next call's cost: this store waits (all instances, through the claim). The
+          // bucket was read while the call was served, so the wait counts from the call's start (the bucket refills
+          // while the answer travels back); a call that comes a little early is THROTTLED and simply waits again.
+          const readyAt = calledAt + result.pace.waitMs;
+          this.paceUntil.set(writeback.connectionId, readyAt);
+          await stores.throttle(writeback.connectionId, new Date(readyAt - PACE_LEAD_MS));
+          this.wakeIn(Math.max(0, readyAt - PACE_LEAD_MS - Date.now()));
+        } else {
+          this.paceUntil.delete(writeback.connectionId);
+        }
         applied.push(key);
-        if (result.pace) await stores.throttle(writeback.connectionId, new Date(Date.now() + result.pace.waitMs));
+        // The last effect is recorded with the outcome (one statement); earlier ones as they go.
+        if (last) break;
+        if (!(await stores.effectDone(writeback.id, key, writeback.leaseUntil))) return; // lease lost: another claim decides
         continue;
       }
       if (result.kind === "unauthorized") {
@@ -153,7 +200,10 @@ export class StoreWritebackWorker {
       await this.retry(writeback, result);
       return;
     }
-    await this.finish(writeback, "succeeded", null, [...writeback.doneEffects, ...applied]);
+    const all = [...writeback.doneEffects, ...applied];
+    if (!(await stores.writebackSucceeded(writeback, applied.at(-1) ?? null, all, new Date()))) {
+      this.deps.logger.warn({ writebackId: writeback.id }, "store write-back outlived its lease; another claim decides it");
+    }
   }
 
   private async retry(writeback: ClaimedWriteback, result: Extract<WritebackResult, { kind: "retry" | "not_ready" }>): Promise<void> {
@@ -172,6 +222,7 @@ export class StoreWritebackWorker {
     if (result.throttled) {
       // The store's rate limit, not a failure: the connection pauses, the attempt is not counted.
       const delay = result.retryAfterMs ?? 1_000;
+      this.paceUntil.set(writeback.connectionId, Date.now() + delay);
       await stores.throttle(writeback.connectionId, new Date(Date.now() + delay));
       await stores.writebackRetry(writeback.id, delay, result.error, false, writeback.leaseUntil);
       this.wakeIn(delay);

@@ -1,4 +1,8 @@
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { StoreRepository } from "../../src/domain/stores/store.repository.ts";
+import { StoreService } from "../../src/domain/stores/store.service.ts";
+import { ShopifyConnector } from "../../src/providers/shopify/shopify.connector.ts";
 import { consoleSession, type ConsoleSession } from "../support/console.ts";
 import { FakeShopify, shopifyOrder } from "../support/fake-shopify.ts";
 import { startTestServer, type TestServer, type TestMerchant } from "../support/server.ts";
@@ -313,6 +317,24 @@ describe("Shopify connector", () => {
       const created = await eventually(() => orderByStoreId(order.id), (found) => found?.status === "pending" && found.sendState === "accepted");
       await server.app.services.orderService.applyCustomerAction(created!.id, "approve");
       await eventually(async () => fake.order(shop, order.id).tags, (tags) => tags.includes("cod-confirmed"));
+    });
+  });
+
+  describe("tokens across instances", () => {
+    it("refreshes once when two instances (two services on one database) need a fresh token at the same time", async () => {
+      const services = server.app.services;
+      const second = new StoreService(
+        new StoreRepository(services.database.prisma, services.database.pool),
+        services.orderService,
+        services.secrets,
+        { shopify: new ShopifyConnector({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, shopOrigin: fake.shopOrigin, apiVersion: "2026-10", scopes: "read_orders", timeoutMs: 10_000 }) },
+        pino({ level: "silent" }),
+      );
+      await services.database.prisma.storeConnection.update({ where: { id: connectionId }, data: { tokenExpiresAt: new Date(Date.now() + 60_000) } });
+      const before = fake.shop(shop).refreshes;
+      const results = await Promise.all([services.stores.freshCredentials(connectionId), second.freshCredentials(connectionId), second.freshCredentials(connectionId)]);
+      expect(fake.shop(shop).refreshes).toBe(before + 1);
+      expect(new Set(results.map((result) => result?.accessToken)).size).toBe(1);
     });
   });
 

@@ -77,23 +77,24 @@ const CLAIM_DELIVERIES_SQL = `
   RETURNING d.id, d.platform, d.webhook_id, d.topic, d.shop, d.payload, d.attempt_count`;
 
 /**
- * Claims due write-backs, at most one per connection and none for a connection that has one in flight (any
- * instance) or is throttled, and never ahead of an earlier pending write-back of the same order. Claims take a
- * transaction-level advisory lock first, so two instances' claims run one after the other and the "one in
- * flight per connection" check cannot race.
+ * Claims due write-backs: for each connection with none in flight (any instance) and not throttled, its first $3
+ * due write-backs (each the earliest pending one of its order), which the worker then makes one after the other.
+ * Claims take a transaction-level advisory lock first, so two instances' claims run one after the other and the
+ * "none in flight for this connection" check cannot race.
  */
 const CLAIM_WRITEBACKS_SQL = `
   WITH candidates AS (
-    SELECT DISTINCT ON (w.connection_id) w.id
-    FROM store_writebacks w
-    JOIN store_connections c ON c.id = w.connection_id
-    WHERE w.status = 'pending' AND w.next_attempt_at <= now() AND (w.lease_until IS NULL OR w.lease_until <= now())
-      AND (c.throttled_until IS NULL OR c.throttled_until <= now())
-      AND NOT EXISTS (SELECT 1 FROM store_writebacks earlier
-                      WHERE earlier.order_id = w.order_id AND earlier.status = 'pending' AND earlier.sequence < w.sequence)
-      AND NOT EXISTS (SELECT 1 FROM store_writebacks busy
-                      WHERE busy.connection_id = w.connection_id AND busy.status = 'pending' AND busy.lease_until > now())
-    ORDER BY w.connection_id, w.next_attempt_at, w.sequence
+    SELECT id FROM (
+      SELECT w.id, row_number() OVER (PARTITION BY w.connection_id ORDER BY w.next_attempt_at, w.sequence) AS n
+      FROM store_writebacks w
+      JOIN store_connections c ON c.id = w.connection_id
+      WHERE w.status = 'pending' AND w.next_attempt_at <= now() AND (w.lease_until IS NULL OR w.lease_until <= now())
+        AND (c.throttled_until IS NULL OR c.throttled_until <= now())
+        AND NOT EXISTS (SELECT 1 FROM store_writebacks earlier
+                        WHERE earlier.order_id = w.order_id AND earlier.status = 'pending' AND earlier.sequence < w.sequence)
+        AND NOT EXISTS (SELECT 1 FROM store_writebacks busy
+                        WHERE busy.connection_id = w.connection_id AND busy.status = 'pending' AND busy.lease_until > now())
+    ) ranked WHERE ranked.n <= $3
   ), picked AS (
     SELECT w.id FROM store_writebacks w WHERE w.id IN (SELECT id FROM candidates)
     ORDER BY w.next_attempt_at, w.sequence LIMIT $1
@@ -101,7 +102,7 @@ const CLAIM_WRITEBACKS_SQL = `
   )
   UPDATE store_writebacks w SET lease_until = now() + $2::float8 * interval '1 millisecond', updated_at = now()
   FROM picked WHERE w.id = picked.id
-  RETURNING w.id, w.connection_id, w.order_id, w.store_order_id, w.outcome, w.done_effects, w.attempt_count, w.lease_until,
+  RETURNING w.id, w.connection_id, w.order_id, w.store_order_id, w.outcome, w.done_effects, w.attempt_count, w.lease_until, w.sequence,
     EXISTS (SELECT 1 FROM store_writebacks h WHERE h.order_id = w.order_id AND h.outcome = 'hold'
             AND 'hold' = ANY(h.done_effects)) AS held`;
 
@@ -405,7 +406,7 @@ export class StoreRepository {
 
   // --- write-backs -------------------------------------------------------------------------------------------
 
-  async claimWritebacks(limit: number, leaseMs: number): Promise<ClaimedWriteback[]> {
+  async claimWritebacks(limit: number, leaseMs: number, perConnection = 1): Promise<ClaimedWriteback[]> {
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN");
@@ -413,9 +414,10 @@ export class StoreRepository {
       await client.query("SELECT pg_advisory_xact_lock(722022)");
       const { rows } = await client.query<{
         id: string; connection_id: string; order_id: string; store_order_id: string; outcome: string; done_effects: string[];
-        attempt_count: number; lease_until: Date; held: boolean;
-      }>(CLAIM_WRITEBACKS_SQL, [limit, leaseMs]);
+        attempt_count: number; lease_until: Date; held: boolean; sequence: string;
+      }>(CLAIM_WRITEBACKS_SQL, [limit, leaseMs, perConnection]);
       await client.query("COMMIT");
+      rows.sort((a, b) => (BigInt(a.sequence) < BigInt(b.sequence) ? -1 : 1));
       return rows.map((row) => ({
         id: row.id, connectionId: row.connection_id, orderId: row.order_id, storeOrderId: row.store_order_id, outcome: row.outcome,
         doneEffects: row.done_effects, attemptCount: row.attempt_count, held: row.held, leaseUntil: row.lease_until,
@@ -447,6 +449,35 @@ export class StoreRepository {
     return rowCount === 1;
   }
 
+  /**
+   * The last effect went through: recorded with the outcome and its activity entry in one statement (the usual
+   * write-back is a single tag, so this is its only write after the call).
+   */
+  async writebackSucceeded(
+    writeback: { id: string; connectionId: string; orderId: string; storeOrderId: string; outcome: string; leaseUntil: Date },
+    lastEffect: string | null,
+    effects: string[],
+    now: Date,
+  ): Promise<boolean> {
+    const { rows } = await this.pool.query<{ kept: boolean }>(
+      `WITH done AS (
+         UPDATE store_writebacks SET status = 'succeeded', lease_until = NULL, attempt_count = attempt_count + 1, updated_at = now(),
+           done_effects = CASE WHEN $2::text IS NULL OR $2 = ANY(done_effects) THEN done_effects ELSE array_append(done_effects, $2) END
+         WHERE id = $1 AND status = 'pending' AND lease_until = $3
+         RETURNING id
+       ), logged AS (
+         INSERT INTO store_activity (id, connection_id, at, kind, store_order_id, order_id, detail)
+         SELECT $4, $5, $6, 'writeback_succeeded', $7, $8, $9::jsonb FROM done WHERE cardinality($10::text[]) > 0
+       )
+       SELECT EXISTS (SELECT 1 FROM done) AS kept`,
+      [
+        writeback.id, lastEffect, writeback.leaseUntil, newId(), writeback.connectionId, now, writeback.storeOrderId, writeback.orderId,
+        JSON.stringify({ outcome: writeback.outcome, effects }), effects,
+      ],
+    );
+    return rows[0]?.kept ?? false;
+  }
+
   async writebackRetry(id: string, delayMs: number, error: string, countAttempt: boolean, leaseUntil: Date): Promise<boolean> {
     const { rowCount } = await this.pool.query(
       `UPDATE store_writebacks SET lease_until = NULL, last_error = $3, attempt_count = attempt_count + $4::int,
@@ -455,6 +486,16 @@ export class StoreRepository {
       [id, delayMs, error, countAttempt ? 1 : 0, leaseUntil],
     );
     return rowCount === 1;
+  }
+
+  /** Extends a claimed write-back's lease before it is made (later ones of a chain); null when it is no longer ours. */
+  async renewWriteback(id: string, leaseUntil: Date, leaseMs: number): Promise<Date | null> {
+    const { rows } = await this.pool.query<{ lease_until: Date }>(
+      `UPDATE store_writebacks SET lease_until = now() + $3::float8 * interval '1 millisecond'
+       WHERE id = $1 AND status = 'pending' AND lease_until = $2 RETURNING lease_until`,
+      [id, leaseUntil, leaseMs],
+    );
+    return rows[0]?.lease_until ?? null;
   }
 
   async releaseWriteback(id: string, leaseUntil: Date): Promise<void> {

@@ -184,8 +184,23 @@ export class StoreService {
    * about to expire, by one instance at a time (the database lease; the others wait for its result).
    */
   async freshCredentials(connectionId: string): Promise<StoreCredentials | null> {
+    return (await this.writebackContext(connectionId))?.credentials ?? null;
+  }
+
+  /** What a write-back needs, in one read: the connection's platform, shop, settings and fresh credentials. */
+  async writebackContext(
+    connectionId: string,
+  ): Promise<{ platform: StorePlatform; shop: string; settings: StoreSettings; credentials: StoreCredentials } | null> {
     const connection = await this.stores.find(connectionId);
     if (!connection || connection.status === "disconnected") return null;
+    const credentials = await this.freshCredentialsOf(connection);
+    return credentials
+      ? { platform: connection.platform, shop: connection.shop, settings: readSettings(connection.platform, connection.settings), credentials }
+      : null;
+  }
+
+  private async freshCredentialsOf(connection: ConnectionRecord): Promise<StoreCredentials | null> {
+    const connectionId = connection.id;
     const credentials = this.open(connection);
     if (!credentials) return null;
     if (!needsRefresh(connection.tokenExpiresAt, this.clock())) return credentials;
@@ -237,14 +252,6 @@ export class StoreService {
       }
     }
     throw new Error("token refresh by another instance did not finish");
-  }
-
-  /** The connection as the write-back worker needs it (settings and status), or null when it is gone. */
-  async connection(connectionId: string): Promise<{ platform: StorePlatform; shop: string; status: string; settings: StoreSettings } | null> {
-    const connection = await this.stores.find(connectionId);
-    return connection
-      ? { platform: connection.platform, shop: connection.shop, status: connection.status, settings: readSettings(connection.platform, connection.settings) }
-      : null;
   }
 
   async markUnauthorized(connectionId: string, error: string): Promise<void> {
