@@ -36,6 +36,72 @@ export type ApiKey = {
   revokedAt?: Maybe<Scalars['DateTime']['output']>;
 };
 
+/** The actor of an audit entry. */
+export type AuditActor = {
+  __typename?: 'AuditActor';
+  /** The user's or key's id; null for the CLI. */
+  id?: Maybe<Scalars['ID']['output']>;
+  /** USER, API_KEY or CLI. */
+  kind: AuditActorKind;
+  /** The user's e-mail, the key's prefix, or the CLI command. */
+  label: Scalars['String']['output'];
+};
+
+/** Who made a security-relevant change. */
+export type AuditActorKind =
+  /** An API key (id: the key's id, label: its prefix). */
+  | 'API_KEY'
+  /** The operator CLI (id: null, label: the command, e.g. `ocs keys create`). */
+  | 'CLI'
+  /** A console user (id: the user's id, label: the e-mail). */
+  | 'USER';
+
+/** One security-relevant change or sign-in of the merchant. */
+export type AuditEntry = {
+  __typename?: 'AuditEntry';
+  /**
+   * api_key.created, api_key.revoked, endpoint_secret.created, endpoint_secret.rotated, user.created, user.removed,
+   * user.password_reset, sign_in.succeeded, sign_in.failed, store.connected or store.disconnected.
+   */
+  action: Scalars['String']['output'];
+  /** Who did it. */
+  actor: AuditActor;
+  /** The client's address (as TRUST_PROXY lets the service judge it); null for the CLI. */
+  address?: Maybe<Scalars['String']['output']>;
+  /** When it happened. */
+  at: Scalars['DateTime']['output'];
+  /** Assigned by the service (increasing). */
+  id: Scalars['ID']['output'];
+  /** The affected object's id (the key, endpoint, user or store). */
+  target?: Maybe<Scalars['ID']['output']>;
+};
+
+/** A page of the audit log, newest first (Relay connection). */
+export type AuditEntryConnection = {
+  __typename?: 'AuditEntryConnection';
+  /** The entries of this page with their cursors, newest first. */
+  edges: Array<AuditEntryEdge>;
+  /** Where this page is in the log. */
+  pageInfo: PageInfo;
+};
+
+/** One audit entry of a page and the cursor that continues after it. */
+export type AuditEntryEdge = {
+  __typename?: 'AuditEntryEdge';
+  /** Opaque; pass it as `after` to continue after this entry. */
+  cursor: Scalars['String']['output'];
+  /** The entry. */
+  node: AuditEntry;
+};
+
+/** Which entries auditLog returns; every given condition must hold. */
+export type AuditLogFilter = {
+  /** Only this action (e.g. sign_in.failed). */
+  action?: InputMaybe<Scalars['String']['input']>;
+  /** Only this actor: a user's or key's id, or `cli` for the operator CLI. */
+  actorId?: InputMaybe<Scalars['ID']['input']>;
+};
+
 /** The result of cancelOrder. */
 export type CancelOrderPayload = {
   __typename?: 'CancelOrderPayload';
@@ -80,6 +146,17 @@ export type ConnectWooCommerceStoreInput = {
   mode: KeyMode;
   /** The store's address, https://shop.example.com (a WordPress folder such as https://example.com/shop is kept). */
   url: Scalars['String']['input'];
+};
+
+/** Whether the merchant may write to the customer now: WhatsApp delivers free-form messages only within 24 hours of the customer's last message. */
+export type ConversationWindow = {
+  __typename?: 'ConversationWindow';
+  /** When the window closes (or closed); null when the customer never wrote. */
+  closesAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The customer's last message about this order; null when there is none. */
+  lastCustomerMessageAt?: Maybe<Scalars['DateTime']['output']>;
+  /** True while the customer wrote about this order (text or tap) in the last 24 hours. */
+  open: Scalars['Boolean']['output'];
 };
 
 /** How exact a count is. */
@@ -144,6 +221,8 @@ export type CreateWebhookEndpointInput = {
   enabled?: InputMaybe<Scalars['Boolean']['input']>;
   /** Event names to receive; all of them when omitted. */
   events?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Also send x-webhook-signature-256 (body-only HMAC without a timestamp: replayable). Default false. */
+  legacySignature?: InputMaybe<Scalars['Boolean']['input']>;
   /** http(s) URL (up to 2048 characters) that must not point to a private or internal address. */
   url: Scalars['String']['input'];
 };
@@ -213,6 +292,37 @@ export type Merchant = {
   name: Scalars['String']['output'];
 };
 
+/** Who a message went to: INBOUND from the customer, OUTBOUND to the customer. */
+export type MessageDirection =
+  | 'INBOUND'
+  | 'OUTBOUND';
+
+/** What a message is. */
+export type MessageKind =
+  /** The service's interactive reply-buttons message (Approve / Cancel). */
+  | 'BUTTONS'
+  /** The confirmation template with its buttons. */
+  | 'CONFIRMATION'
+  /** The service's interactive list asking which of several pending orders the customer means. */
+  | 'LIST'
+  /** A reminder template (same buttons). */
+  | 'REMINDER'
+  /** A text message sent by SMS. */
+  | 'SMS'
+  /** An inbound button tap or list choice; its text is the button's or row's title. */
+  | 'TAP'
+  /** Free text: the customer's words or a merchant's reply. */
+  | 'TEXT';
+
+/** Who wrote a message. */
+export type MessageSender =
+  /** The customer (texts, taps, list choices). */
+  | 'CUSTOMER'
+  /** The merchant (replies through REST, GraphQL or the console). */
+  | 'MERCHANT'
+  /** The service (the confirmation, reminders, automatic reply buttons, the "which order?" list). */
+  | 'SERVICE';
+
 /** The root of every change. */
 export type Mutation = {
   __typename?: 'Mutation';
@@ -226,7 +336,8 @@ export type Mutation = {
   /**
    * A new API key of the caller's merchant. `mode` must be the caller's mode (an API key or a session in test mode
    * creates test keys; switch to live mode for live keys), otherwise userError FORBIDDEN. The key is in the payload
-   * once and never again.
+   * once and never again. Admin console sessions only: an API key (or a non-admin user) gets error FORBIDDEN, so a
+   * leaked key cannot mint its successor.
    */
   createApiKey: CreateApiKeyPayload;
   /**
@@ -249,10 +360,12 @@ export type Mutation = {
    * one more attempt.
    */
   retryWebhookDelivery: RetryWebhookDeliveryPayload;
-  /** Revokes a key of the caller's merchant and mode; REST and GraphQL refuse it within 5 seconds. */
+  /** Revokes a key of the caller's merchant and mode; REST and GraphQL refuse it within 5 seconds. Admin console sessions only (an API key gets FORBIDDEN). */
   revokeApiKey: RevokeApiKeyPayload;
   /** Issues a new signing secret (in the payload, once); the old one keeps signing alongside it for 24 h. */
   rotateWebhookEndpointSecret: RotateWebhookEndpointSecretPayload;
+  /** Replies to the customer of an order (WhatsApp; test mode: the simulator), allowed while the customer's 24-hour window is open. Viewers cannot. */
+  sendOrderMessage: SendOrderMessagePayload;
   /** Replaces the caller's confirmation policy; it applies to orders created afterwards. */
   updateConfirmationPolicy: UpdateConfirmationPolicyPayload;
   /** Changes a connection's settings (admins only). */
@@ -329,6 +442,13 @@ export type MutationRotateWebhookEndpointSecretArgs = {
 
 
 /** The root of every change. */
+export type MutationSendOrderMessageArgs = {
+  orderId: Scalars['ID']['input'];
+  text: Scalars['String']['input'];
+};
+
+
+/** The root of every change. */
 export type MutationUpdateConfirmationPolicyArgs = {
   input: ConfirmationPolicyInput;
 };
@@ -350,6 +470,8 @@ export type MutationUpdateWebhookEndpointArgs = {
 /** An order and the state of its WhatsApp confirmation: the same data as the REST order and the webhook payload. */
 export type Order = {
   __typename?: 'Order';
+  /** Whether a merchant reply can be sent now, and until when. */
+  conversationWindow: ConversationWindow;
   /** When the order was accepted for sending (or stored failed). */
   createdAt: Scalars['DateTime']['output'];
   /** ISO 4217 code, upper-case. */
@@ -374,6 +496,8 @@ export type Order = {
   id: Scalars['ID']['output'];
   /** The order's lines, in the order they were sent. */
   items: Array<OrderItem>;
+  /** The conversation: every message sent and received about this order, oldest first (the newest 200). */
+  messages: Array<OrderMessage>;
   /** Shipping cost, exactly as sent. */
   shippingCost: Scalars['Float']['output'];
   /** Where the order is in its life. */
@@ -432,6 +556,8 @@ export type OrderFilter = {
   customerPhone?: InputMaybe<Scalars['String']['input']>;
   /** Exactly this merchant order identifier (1–100 characters). */
   externalOrderId?: InputMaybe<Scalars['String']['input']>;
+  /** true: orders whose customer's latest message is an unclear text with no merchant message after it (automatic replies do not count); false: the others. */
+  needsReply?: InputMaybe<Scalars['Boolean']['input']>;
   /**
    * Prefix search (1–100 characters): orders whose externalOrderId or customerPhone starts with this text, or whose
    * customerName starts with it ignoring case. `%` and `_` are plain characters; a leading `+` is ignored for the
@@ -471,6 +597,36 @@ export type OrderItemInput = {
   unitPrice: Scalars['Float']['input'];
   /** Variant description, e.g. a size (up to 200 characters). */
   variantName?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** One message of an order's conversation. */
+export type OrderMessage = {
+  __typename?: 'OrderMessage';
+  /** When it was sent or received. */
+  at: Scalars['DateTime']['output'];
+  /** INBOUND from the customer, OUTBOUND to the customer. */
+  direction: MessageDirection;
+  /** Assigned by the service (the confirmation's is the order's id). */
+  id: Scalars['ID']['output'];
+  /** What it is. */
+  kind: MessageKind;
+  /** Who wrote it. */
+  sender: MessageSender;
+  /** Outbound: sent, delivered, read or failed (null while it is being sent). Inbound: null. */
+  status?: Maybe<Scalars['String']['output']>;
+  /** What the customer saw or wrote (a tap: its title). */
+  text?: Maybe<Scalars['String']['output']>;
+};
+
+/** A customer's message that needs a person: an unclear text, or any text on an order that is no longer pending. */
+export type OrderMessageEvent = {
+  __typename?: 'OrderMessageEvent';
+  /** The customer's message. */
+  message: OrderMessage;
+  /** The order as it is now. */
+  order: Order;
+  /** When it was received. */
+  timestamp: Scalars['DateTime']['output'];
 };
 
 /** Dashboard figures of the caller's orders created in [from, to) (the REST OrderStats JSON, enums upper-case). */
@@ -605,6 +761,13 @@ export type Query = {
   __typename?: 'Query';
   /** The merchant's API keys of the caller's mode, oldest first (revoked ones included). */
   apiKeys: Array<ApiKey>;
+  /**
+   * The merchant's security history, newest first: keys created and revoked, endpoint secrets created and rotated,
+   * users created, removed and given new passwords, sign-ins (succeeded and failed), stores connected and
+   * disconnected. Admin console sessions only (others: error FORBIDDEN). Entries are kept for AUDIT_LOG_RETENTION
+   * (default 400 days).
+   */
+  auditLog: AuditEntryConnection;
   /** The caller's confirmation policy (the merchant and mode of the key). */
   confirmationPolicy: ConfirmationPolicy;
   /** One order of the caller's merchant and mode, or null when it does not exist, belongs to someone else, or the id is malformed. */
@@ -628,6 +791,14 @@ export type Query = {
   webhookDeliveries: WebhookDeliveryConnection;
   /** The merchant's webhook endpoints of the caller's mode, newest first (at most 20). */
   webhookEndpoints: Array<WebhookEndpoint>;
+};
+
+
+/** The root of every read. */
+export type QueryAuditLogArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<AuditLogFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -717,6 +888,15 @@ export type SallaLinkCodePayload = {
   code?: Maybe<Scalars['String']['output']>;
   /** The code links nothing after this (24 hours). */
   expiresAt?: Maybe<Scalars['DateTime']['output']>;
+  userErrors: Array<UserError>;
+};
+
+/** The result of sendOrderMessage. */
+export type SendOrderMessagePayload = {
+  __typename?: 'SendOrderMessagePayload';
+  /** The message as stored, with its delivery status (failed when the provider refused it); null on a userError. */
+  message?: Maybe<OrderMessage>;
+  /** Empty on success. CONVERSATION_CLOSED: the customer has not written in the last 24 hours (nothing was sent); NOT_FOUND; VALIDATION_ERROR; RATE_LIMITED (more than 20 replies to one order in an hour). */
   userErrors: Array<UserError>;
 };
 
@@ -823,8 +1003,16 @@ export type StoreSettingsInput = {
 /** Live updates over the graphql-transport-ws websocket at /graphql. */
 export type Subscription = {
   __typename?: 'Subscription';
+  /** Customers' messages that need a person (the webhook event order.customer_message), of the caller's orders or of one order. */
+  orderMessageReceived: OrderMessageEvent;
   /** Events of the caller's orders (merchant and mode), or of one order when orderId is given. */
   orderStatusChanged: OrderStatusEvent;
+};
+
+
+/** Live updates over the graphql-transport-ws websocket at /graphql. */
+export type SubscriptionOrderMessageReceivedArgs = {
+  orderId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 
@@ -850,6 +1038,8 @@ export type UpdateWebhookEndpointInput = {
   enabled?: InputMaybe<Scalars['Boolean']['input']>;
   /** A new list of event names (at least one). */
   events?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Send x-webhook-signature-256 as well (true) or stop sending it (false). */
+  legacySignature?: InputMaybe<Scalars['Boolean']['input']>;
   /** A new URL (same rules as on creation). */
   url?: InputMaybe<Scalars['String']['input']>;
 };
@@ -999,6 +1189,8 @@ export type WebhookEndpoint = {
   events: Array<Scalars['String']['output']>;
   /** Assigned by the service. */
   id: Scalars['ID']['output'];
+  /** Whether deliveries also carry x-webhook-signature-256 (a body-only HMAC without a timestamp, so replayable); the Standard Webhooks headers are always sent. */
+  legacySignature: Scalars['Boolean']['output'];
   /** While in the future, deliveries are also signed with the secret before the last rotation. */
   previousSecretExpiresAt?: Maybe<Scalars['DateTime']['output']>;
   /** When it last changed. */
@@ -1081,11 +1273,18 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   ApiKey: ResolverTypeWrapper<ApiKey>;
+  AuditActor: ResolverTypeWrapper<AuditActor>;
+  AuditActorKind: AuditActorKind;
+  AuditEntry: ResolverTypeWrapper<AuditEntry>;
+  AuditEntryConnection: ResolverTypeWrapper<AuditEntryConnection>;
+  AuditEntryEdge: ResolverTypeWrapper<AuditEntryEdge>;
+  AuditLogFilter: AuditLogFilter;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CancelOrderPayload: ResolverTypeWrapper<Omit<CancelOrderPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
   ConfirmationPolicy: ResolverTypeWrapper<ConfirmationPolicy>;
   ConfirmationPolicyInput: ConfirmationPolicyInput;
   ConnectWooCommerceStoreInput: ConnectWooCommerceStoreInput;
+  ConversationWindow: ResolverTypeWrapper<ConversationWindow>;
   CountPrecision: CountPrecision;
   CreateApiKeyPayload: ResolverTypeWrapper<CreateApiKeyPayload>;
   CreateOrderInput: CreateOrderInput;
@@ -1103,6 +1302,9 @@ export type ResolversTypes = {
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   KeyMode: KeyMode;
   Merchant: ResolverTypeWrapper<Merchant>;
+  MessageDirection: MessageDirection;
+  MessageKind: MessageKind;
+  MessageSender: MessageSender;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Order: ResolverTypeWrapper<OrderSource>;
   OrderConnection: ResolverTypeWrapper<OrderConnectionSource>;
@@ -1110,6 +1312,8 @@ export type ResolversTypes = {
   OrderFilter: OrderFilter;
   OrderItem: ResolverTypeWrapper<OrderItem>;
   OrderItemInput: OrderItemInput;
+  OrderMessage: ResolverTypeWrapper<OrderMessage>;
+  OrderMessageEvent: ResolverTypeWrapper<Omit<OrderMessageEvent, 'order'> & { order: ResolversTypes['Order'] }>;
   OrderStats: ResolverTypeWrapper<OrderStats>;
   OrderStatsBucket: ResolverTypeWrapper<OrderStatsBucket>;
   OrderStatsFigures: ResolverTypeWrapper<OrderStatsFigures>;
@@ -1124,6 +1328,7 @@ export type ResolversTypes = {
   RevokeApiKeyPayload: ResolverTypeWrapper<RevokeApiKeyPayload>;
   RotateWebhookEndpointSecretPayload: ResolverTypeWrapper<RotateWebhookEndpointSecretPayload>;
   SallaLinkCodePayload: ResolverTypeWrapper<SallaLinkCodePayload>;
+  SendOrderMessagePayload: ResolverTypeWrapper<SendOrderMessagePayload>;
   StatsInterval: StatsInterval;
   StoreActivity: ResolverTypeWrapper<StoreActivity>;
   StoreConnection: ResolverTypeWrapper<StoreConnectionView>;
@@ -1153,11 +1358,17 @@ export type ResolversTypes = {
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   ApiKey: ApiKey;
+  AuditActor: AuditActor;
+  AuditEntry: AuditEntry;
+  AuditEntryConnection: AuditEntryConnection;
+  AuditEntryEdge: AuditEntryEdge;
+  AuditLogFilter: AuditLogFilter;
   Boolean: Scalars['Boolean']['output'];
   CancelOrderPayload: Omit<CancelOrderPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
   ConfirmationPolicy: ConfirmationPolicy;
   ConfirmationPolicyInput: ConfirmationPolicyInput;
   ConnectWooCommerceStoreInput: ConnectWooCommerceStoreInput;
+  ConversationWindow: ConversationWindow;
   CreateApiKeyPayload: CreateApiKeyPayload;
   CreateOrderInput: CreateOrderInput;
   CreateOrderPayload: Omit<CreateOrderPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
@@ -1178,6 +1389,8 @@ export type ResolversParentTypes = {
   OrderFilter: OrderFilter;
   OrderItem: OrderItem;
   OrderItemInput: OrderItemInput;
+  OrderMessage: OrderMessage;
+  OrderMessageEvent: Omit<OrderMessageEvent, 'order'> & { order: ResolversParentTypes['Order'] };
   OrderStats: OrderStats;
   OrderStatsBucket: OrderStatsBucket;
   OrderStatsFigures: OrderStatsFigures;
@@ -1191,6 +1404,7 @@ export type ResolversParentTypes = {
   RevokeApiKeyPayload: RevokeApiKeyPayload;
   RotateWebhookEndpointSecretPayload: RotateWebhookEndpointSecretPayload;
   SallaLinkCodePayload: SallaLinkCodePayload;
+  SendOrderMessagePayload: SendOrderMessagePayload;
   StoreActivity: StoreActivity;
   StoreConnection: StoreConnectionView;
   StoreConnectionPayload: Omit<StoreConnectionPayload, 'connection'> & { connection?: Maybe<ResolversParentTypes['StoreConnection']> };
@@ -1221,6 +1435,31 @@ export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends Res
   revokedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
 };
 
+export type AuditActorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditActor'] = ResolversParentTypes['AuditActor']> = {
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['AuditActorKind'], ParentType, ContextType>;
+  label?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type AuditEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEntry'] = ResolversParentTypes['AuditEntry']> = {
+  action?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  actor?: Resolver<ResolversTypes['AuditActor'], ParentType, ContextType>;
+  address?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  target?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
+export type AuditEntryConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEntryConnection'] = ResolversParentTypes['AuditEntryConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['AuditEntryEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type AuditEntryEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEntryEdge'] = ResolversParentTypes['AuditEntryEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['AuditEntry'], ParentType, ContextType>;
+};
+
 export type CancelOrderPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CancelOrderPayload'] = ResolversParentTypes['CancelOrderPayload']> = {
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
@@ -1230,6 +1469,12 @@ export type ConfirmationPolicyResolvers<ContextType = GraphQLContext, ParentType
   expireAfter?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   quietHours?: Resolver<Maybe<ResolversTypes['QuietHours']>, ParentType, ContextType>;
   reminders?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ConversationWindowResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConversationWindow'] = ResolversParentTypes['ConversationWindow']> = {
+  closesAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  lastCustomerMessageAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  open?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type CreateApiKeyPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateApiKeyPayload'] = ResolversParentTypes['CreateApiKeyPayload']> = {
@@ -1285,12 +1530,14 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   retryWebhookDelivery?: Resolver<ResolversTypes['RetryWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRetryWebhookDeliveryArgs, 'id'>>;
   revokeApiKey?: Resolver<ResolversTypes['RevokeApiKeyPayload'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   rotateWebhookEndpointSecret?: Resolver<ResolversTypes['RotateWebhookEndpointSecretPayload'], ParentType, ContextType, RequireFields<MutationRotateWebhookEndpointSecretArgs, 'id'>>;
+  sendOrderMessage?: Resolver<ResolversTypes['SendOrderMessagePayload'], ParentType, ContextType, RequireFields<MutationSendOrderMessageArgs, 'orderId' | 'text'>>;
   updateConfirmationPolicy?: Resolver<ResolversTypes['UpdateConfirmationPolicyPayload'], ParentType, ContextType, RequireFields<MutationUpdateConfirmationPolicyArgs, 'input'>>;
   updateStoreConnection?: Resolver<ResolversTypes['StoreConnectionPayload'], ParentType, ContextType, RequireFields<MutationUpdateStoreConnectionArgs, 'id' | 'input'>>;
   updateWebhookEndpoint?: Resolver<ResolversTypes['UpdateWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationUpdateWebhookEndpointArgs, 'id' | 'input'>>;
 };
 
 export type OrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Order'] = ResolversParentTypes['Order']> = {
+  conversationWindow?: Resolver<ResolversTypes['ConversationWindow'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   customerAction?: Resolver<Maybe<ResolversTypes['CustomerAction']>, ParentType, ContextType>;
@@ -1303,6 +1550,7 @@ export type OrderResolvers<ContextType = GraphQLContext, ParentType extends Reso
   failureReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   items?: Resolver<Array<ResolversTypes['OrderItem']>, ParentType, ContextType>;
+  messages?: Resolver<Array<ResolversTypes['OrderMessage']>, ParentType, ContextType>;
   shippingCost?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['OrderStatus'], ParentType, ContextType>;
   subtotal?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
@@ -1331,6 +1579,22 @@ export type OrderItemResolvers<ContextType = GraphQLContext, ParentType extends 
   totalPrice?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   unitPrice?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   variantName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type OrderMessageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderMessage'] = ResolversParentTypes['OrderMessage']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  direction?: Resolver<ResolversTypes['MessageDirection'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['MessageKind'], ParentType, ContextType>;
+  sender?: Resolver<ResolversTypes['MessageSender'], ParentType, ContextType>;
+  status?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  text?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type OrderMessageEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderMessageEvent'] = ResolversParentTypes['OrderMessageEvent']> = {
+  message?: Resolver<ResolversTypes['OrderMessage'], ParentType, ContextType>;
+  order?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
 export type OrderStatsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderStats'] = ResolversParentTypes['OrderStats']> = {
@@ -1395,6 +1659,7 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
+  auditLog?: Resolver<ResolversTypes['AuditEntryConnection'], ParentType, ContextType, RequireFields<QueryAuditLogArgs, 'first'>>;
   confirmationPolicy?: Resolver<ResolversTypes['ConfirmationPolicy'], ParentType, ContextType>;
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
   orderStats?: Resolver<ResolversTypes['OrderStats'], ParentType, ContextType, RequireFields<QueryOrderStatsArgs, 'from' | 'interval' | 'timeZone' | 'to'>>;
@@ -1430,6 +1695,11 @@ export type RotateWebhookEndpointSecretPayloadResolvers<ContextType = GraphQLCon
 export type SallaLinkCodePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SallaLinkCodePayload'] = ResolversParentTypes['SallaLinkCodePayload']> = {
   code?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type SendOrderMessagePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SendOrderMessagePayload'] = ResolversParentTypes['SendOrderMessagePayload']> = {
+  message?: Resolver<Maybe<ResolversTypes['OrderMessage']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
@@ -1472,6 +1742,7 @@ export type StoreSettingsResolvers<ContextType = GraphQLContext, ParentType exte
 };
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  orderMessageReceived?: SubscriptionResolver<ResolversTypes['OrderMessageEvent'], "orderMessageReceived", ParentType, ContextType, Partial<SubscriptionOrderMessageReceivedArgs>>;
   orderStatusChanged?: SubscriptionResolver<ResolversTypes['OrderStatusEvent'], "orderStatusChanged", ParentType, ContextType, Partial<SubscriptionOrderStatusChangedArgs>>;
 };
 
@@ -1539,6 +1810,7 @@ export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType ex
   enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   events?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  legacySignature?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   previousSecretExpiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1546,8 +1818,13 @@ export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType ex
 
 export type Resolvers<ContextType = GraphQLContext> = {
   ApiKey?: ApiKeyResolvers<ContextType>;
+  AuditActor?: AuditActorResolvers<ContextType>;
+  AuditEntry?: AuditEntryResolvers<ContextType>;
+  AuditEntryConnection?: AuditEntryConnectionResolvers<ContextType>;
+  AuditEntryEdge?: AuditEntryEdgeResolvers<ContextType>;
   CancelOrderPayload?: CancelOrderPayloadResolvers<ContextType>;
   ConfirmationPolicy?: ConfirmationPolicyResolvers<ContextType>;
+  ConversationWindow?: ConversationWindowResolvers<ContextType>;
   CreateApiKeyPayload?: CreateApiKeyPayloadResolvers<ContextType>;
   CreateOrderPayload?: CreateOrderPayloadResolvers<ContextType>;
   CreateWebhookEndpointPayload?: CreateWebhookEndpointPayloadResolvers<ContextType>;
@@ -1561,6 +1838,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   OrderConnection?: OrderConnectionResolvers<ContextType>;
   OrderEdge?: OrderEdgeResolvers<ContextType>;
   OrderItem?: OrderItemResolvers<ContextType>;
+  OrderMessage?: OrderMessageResolvers<ContextType>;
+  OrderMessageEvent?: OrderMessageEventResolvers<ContextType>;
   OrderStats?: OrderStatsResolvers<ContextType>;
   OrderStatsBucket?: OrderStatsBucketResolvers<ContextType>;
   OrderStatsFigures?: OrderStatsFiguresResolvers<ContextType>;
@@ -1573,6 +1852,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   RevokeApiKeyPayload?: RevokeApiKeyPayloadResolvers<ContextType>;
   RotateWebhookEndpointSecretPayload?: RotateWebhookEndpointSecretPayloadResolvers<ContextType>;
   SallaLinkCodePayload?: SallaLinkCodePayloadResolvers<ContextType>;
+  SendOrderMessagePayload?: SendOrderMessagePayloadResolvers<ContextType>;
   StoreActivity?: StoreActivityResolvers<ContextType>;
   StoreConnection?: StoreConnectionResolvers<ContextType>;
   StoreConnectionPayload?: StoreConnectionPayloadResolvers<ContextType>;

@@ -21,6 +21,10 @@ const catalog: Record<string, Record<Language, Template>> = {
     ar: "مفتاح API مفقود: أرسله في الترويسة X-API-Key",
   },
   "error.UNAUTHORIZED.invalid": { en: "Invalid or revoked API key", ar: "مفتاح API غير صالح أو تم إلغاؤه" },
+  "error.UNAUTHORIZED.metrics_token": {
+    en: "/metrics needs the METRICS_TOKEN as a bearer token (Authorization: Bearer <token>)",
+    ar: "تتطلب ‎/metrics رمز METRICS_TOKEN كرمز حامل (Authorization: Bearer <token>)",
+  },
   "error.UNAUTHORIZED.credentials": { en: "Wrong e-mail or password", ar: "البريد الإلكتروني أو كلمة المرور غير صحيحة" },
   "error.UNAUTHORIZED.session": {
     en: "Your session has expired or was signed out: sign in again",
@@ -51,6 +55,14 @@ const catalog: Record<string, Record<Language, Template>> = {
     en: (p) => `You are working in ${p.mode} mode: switch to ${p.requested} mode to manage ${p.requested} keys`,
     ar: (p) => `أنت تعمل في وضع ${p.mode}: انتقل إلى وضع ${p.requested} لإدارة مفاتيح ${p.requested}`,
   },
+  "error.FORBIDDEN.api_key": {
+    en: "API keys cannot create or revoke API keys or manage console users: an admin does it in the console (or an operator with ocs)",
+    ar: "لا يمكن لمفاتيح API إنشاء مفاتيح API أو إلغاؤها أو إدارة مستخدمي لوحة التحكم: يقوم بذلك مسؤول في لوحة التحكم (أو المشغّل عبر ocs)",
+  },
+  "error.FORBIDDEN.admin_only": {
+    en: "Only an admin of your merchant may see this",
+    ar: "لا يمكن رؤية هذا إلا لمسؤول في حسابك",
+  },
   "error.FORBIDDEN.test_mode_only": {
     en: "This endpoint needs a test-mode API key (ek_test_…)",
     ar: "تتطلب نقطة النهاية هذه مفتاح API لوضع الاختبار (ek_test_…)",
@@ -78,6 +90,10 @@ const catalog: Record<string, Record<Language, Template>> = {
   "error.ORDER_NOT_PENDING": {
     en: (p) => `The order is ${p.status} and is no longer pending`,
     ar: (p) => `حالة الطلب ${p.status} ولم يعد قيد الانتظار`,
+  },
+  "error.CONVERSATION_CLOSED": {
+    en: "The customer's 24-hour window is closed: WhatsApp only delivers a reply within 24 hours of the customer's last message",
+    ar: "انتهت نافذة الـ24 ساعة: لا يوصل واتساب الرد إلا خلال 24 ساعة من آخر رسالة من العميل",
   },
   "error.IDEMPOTENCY_KEY_REUSED": {
     en: "This Idempotency-Key was already used with a different request",
@@ -114,6 +130,18 @@ const catalog: Record<string, Record<Language, Template>> = {
   "error.WEBSOCKET_SUBSCRIPTIONS_ONLY": {
     en: "Only subscriptions are served over the websocket; send queries and mutations with HTTP POST /graphql",
     ar: "يقدّم اتصال websocket الاشتراكات فقط؛ أرسل الاستعلامات والتعديلات عبر HTTP POST /graphql",
+  },
+  "error.OPERATION_NOT_FOUND": {
+    en: (p) => `The document has no operation named "${p.name}"`,
+    ar: (p) => `لا يحتوي المستند على عملية باسم "${p.name}"`,
+  },
+  "error.OPERATION_NAME_REQUIRED": {
+    en: "The document has several operations: say which to run with operationName",
+    ar: "يحتوي المستند على عدة عمليات: حدّد العملية المطلوب تنفيذها عبر operationName",
+  },
+  "error.SESSION_POST_ONLY": {
+    en: "Console sessions run GraphQL over POST only",
+    ar: "تنفّذ جلسات لوحة التحكم طلبات GraphQL عبر POST فقط",
   },
   "error.SUBSCRIPTIONS_OVER_WEBSOCKET": {
     en: "Subscriptions are served over the websocket at /graphql (protocol graphql-transport-ws), not over HTTP",
@@ -272,6 +300,8 @@ const catalog: Record<string, Record<Language, Template>> = {
     en: "must be later than the last reminder",
     ar: "يجب أن يكون بعد آخر تذكير",
   },
+  "field.format.blank": { en: "must not be only spaces", ar: "يجب ألا يكون مسافات فقط" },
+  "field.format.text": { en: "contains characters that cannot be stored", ar: "يحتوي على أحرف لا يمكن حفظها" },
   "field.format.clock_time": { en: "must be a 24-hour time such as 22:00", ar: "يجب أن يكون وقتًا بنظام 24 ساعة مثل 22:00" },
   "field.format.time_zone": {
     en: "must be an IANA time zone such as Africa/Cairo",
