@@ -128,6 +128,12 @@ export class StoreService {
     return credentials ? { connection: toView(connection), merchantId: connection.merchantId, credentials } : null;
   }
 
+  /** A connection's platform and status, whatever its state (a disconnected one's deliveries are answered and ignored). */
+  async statusOf(connectionId: string): Promise<{ platform: StorePlatform; status: ConnectionRecord["status"] } | null> {
+    const connection = await this.stores.find(connectionId);
+    return connection ? { platform: connection.platform, status: connection.status } : null;
+  }
+
   /** Rewrites a live connection's sealed credentials (a WooCommerce webhook id, Salla tokens re-authorised). */
   async updateCredentials(connectionId: string, change: (current: StoreCredentials) => StoreCredentials): Promise<void> {
     const connection = await this.stores.find(connectionId);

@@ -64,7 +64,7 @@ export function wooCommerceRoutes(services: AppServices): FastifyPluginAsync {
         // A reconnect makes a new secret: a signature the cached one refuses is checked against the stored one.
         if (found?.cached && !verifyWooCommerceSignature(raw, signature, found.secret)) found = await secrets.get(id.toLowerCase(), true);
         if (!found) {
-          const gone = await stores.connection(id.toLowerCase());
+          const gone = await stores.statusOf(id.toLowerCase());
           // Disconnected: answered and ignored (its secret is gone, so nothing could be verified anyway).
           if (gone?.platform === "woocommerce" && gone.status === "disconnected") return reply.code(200).send({ success: true });
           return unauthorized(reply);
