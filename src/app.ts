@@ -19,6 +19,7 @@ import { startSubscriptionServer, type SubscriptionServerOptions } from "./graph
 import { drain } from "./http/in-flight.ts";
 import { PublicUrls } from "./domain/public-urls.ts";
 import { loadSecretBox } from "./runtime/secrets-key.ts";
+import { sealPlaintextSecrets } from "./domain/secrets/stored-secrets.ts";
 import { throttledWarn } from "./logger.ts";
 import { createMetrics, registerScheduleGauge, registerWebhookQueueGauges, type Metrics } from "./metrics.ts";
 import { ConfirmationPolicyRepository } from "./domain/confirmation/confirmation-policy.repository.ts";
@@ -41,7 +42,14 @@ import { UserRepository } from "./domain/users/user.repository.ts";
 import { UserService } from "./domain/users/user.service.ts";
 import { SessionService } from "./domain/users/session.service.ts";
 import { MemoryAttemptCounter, RedisAttemptCounter } from "./domain/users/attempt-counter.ts";
+import { SessionEnds } from "./domain/users/session-ends.ts";
+import { AuditLogService } from "./domain/audit/audit-log.service.ts";
+import { AuditLogRepository } from "./domain/audit/audit-log.repository.ts";
 import { abandonedSendAgeMs, startMaintenance } from "./workers/maintenance.worker.ts";
+import { ConversationRepository } from "./domain/conversation/conversation.repository.ts";
+import { ConversationService } from "./domain/conversation/conversation.service.ts";
+import { ConversationSender } from "./workers/conversation-sender.ts";
+import { buildStores } from "./domain/stores/store-composition.ts";
 
 /** How long app.close() lets open HTTP connections end by themselves before cutting them. */
 const HTTP_CLOSE_GRACE_MS = 3_000;
@@ -69,12 +77,16 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const database =
     options.database ??
     (await openDatabase(config.database, {
+      timeouts: config.databaseTimeouts,
       onMigrated: ({ applied, modified }) => {
         if (applied.length) logger.info({ applied }, "database migrations applied");
         if (modified.length) logger.warn({ modified }, "applied migrations were edited afterwards (checksum differs)");
       },
     }));
   const secrets = loadSecretBox(config, logger);
+  // Secrets written before sealing existed (or by an older instance) are sealed now: SQL migrations cannot.
+  const sealed = await sealPlaintextSecrets(database.prisma, secrets);
+  if (sealed.sealed) logger.info({ sealed: sealed.sealed }, "sealed stored secrets that were still in plain text");
   let listening: App | null = null;
   const publicUrls = new PublicUrls(config.publicBaseUrl, () => {
     const address = listening?.server.address();
@@ -101,7 +113,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const webhookDeliveryRepository = new WebhookDeliveryRepository(database.prisma, database.pool, database.prepareStatements);
   registerWebhookQueueGauges(metrics, () => webhookDeliveryRepository.queueStats());
   const webhookDispatcher = new WebhookDispatcher(
-    { deliveries: webhookDeliveryRepository, bus, logger, metrics },
+    { deliveries: webhookDeliveryRepository, bus, logger, metrics, secrets },
     config.webhooks,
   );
   registerScheduleGauge(metrics, () => orderTasks.oldestDueSeconds(new Date()));
@@ -113,9 +125,22 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       sendTimeoutMs: config.whatsapp.timeoutMs * 3 + 3_000,
     },
   );
+  const conversationRepository = new ConversationRepository(database.prisma, database.pool);
+  const conversationSender = new ConversationSender({ repository: conversationRepository, providers, logger });
+  const conversations = new ConversationService({
+    repository: conversationRepository,
+    orders: orderService,
+    providers,
+    bus,
+    logger,
+    queued: () => conversationSender.wake(),
+  });
   const merchantRepository = new MerchantRepository(database.prisma);
   const userRepository = new UserRepository(database.prisma);
+  const sessionEnds = new SessionEnds(redis, logger);
+  await sessionEnds.start();
   const signInAttempts = redis ? new RedisAttemptCounter(redis, new MemoryAttemptCounter()) : new MemoryAttemptCounter();
+  const stores = buildStores({ config, database, secrets, publicUrls, orderService, bus, logger });
   const services: AppServices = {
     config,
     database,
@@ -130,10 +155,11 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     orderStats: new OrderStatsService(new OrderStatBucketsRepository(database.pool)),
     idempotency: new IdempotencyService(database.prisma, abandonedSendAgeMs(config.whatsapp.timeoutMs)),
     phones,
-    simulator: new SimulatorService({ orders: orderService, phones, bus }),
+    simulator: new SimulatorService({ orders: orderService, phones, bus, conversations }),
     webhookEndpoints: new WebhookEndpointService(new WebhookEndpointRepository(database.prisma), {
       allowPrivateUrls: config.webhooks.allowPrivateUrls,
       dnsServers: config.webhooks.dnsServers,
+      secrets,
     }),
     webhookDispatcher,
     webhookDeliveries: new WebhookDeliveryService(webhookDeliveryRepository, {
@@ -145,7 +171,9 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     ),
     reminders: new ReminderService(orderTasks),
     confirmationScheduler,
-    users: new UserService(userRepository, (merchantId) => merchantRepository.exists(merchantId)),
+    users: new UserService(userRepository, (merchantId) => merchantRepository.exists(merchantId), undefined, (ids) => sessionEnds.ended(ids)),
+    sessionEnds,
+    auditLog: new AuditLogService(new AuditLogRepository(database.prisma)),
     sessions: new SessionService(
       userRepository,
       signInAttempts,
@@ -155,16 +183,26 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
         signInRateLimit: config.console.signInRateLimit,
       },
       logger,
+      undefined,
+      sessionEnds,
     ),
+    conversations,
+    stores: stores.service,
+    storeIntake: stores.intake,
+    storeWriteback: stores.writeback,
+    wooCommerce: stores.wooCommerce,
+    sallaLinks: stores.sallaLinks,
   };
   const graphqlSchema = createGraphQLSchema(services);
-  const http = await buildHttpServer(services, config, logger, graphqlSchema);
+  const http = await buildHttpServer(services, config, logger, graphqlSchema, stores.routesFor(services));
   listening = http;
   // graphql-transport-ws on the same port and path as HTTP /graphql (Fastify ignores upgrade requests).
   const subscriptions = startSubscriptionServer(http.server, services, graphqlSchema, logger, options.subscriptions);
   const maintenance = startMaintenance(services, logger);
   webhookDispatcher.start();
   confirmationScheduler.start();
+  conversationSender.start();
+  stores.start();
 
   return {
     services,
@@ -175,6 +213,8 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       // The dispatcher winds down alongside the HTTP server: attempts under way finish or are handed back.
       const dispatcherStopped = webhookDispatcher.stop();
       const schedulerStopped = confirmationScheduler.stop();
+      const senderStopped = conversationSender.stop();
+      const storesStopped = stores.stop();
       // Connections still open after a grace period (a keep-alive socket Node does not count as idle, a client
       // that never finishes its request) are cut, so shutdown never waits on a client; handlers still running
       // are waited for below.
@@ -185,8 +225,11 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       await drain("shutdown", http.inFlight, 10_000, (message) => logger.warn(message));
       await dispatcherStopped;
       await schedulerStopped;
+      await senderStopped;
+      await storesStopped;
       await maintenance.stop();
       await liveEvents.close();
+      sessionEnds.close();
       redis?.disconnect();
       if (!options.database) await database.close();
     },

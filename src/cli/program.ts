@@ -13,6 +13,7 @@ import { CliError } from "./errors.ts";
 import { createOutput, describeRoute, keyTable, keyView, userTable, type Output } from "./output.ts";
 import { passwordFromStdin } from "./stdin-password.ts";
 import { packageVersion } from "../version.ts";
+import { announceEndedSessions, registerSecurityCommands } from "./security-commands.ts";
 
 export interface CliContext {
   /** Reads and validates the configuration (src/config.ts); called only by verbs that need it. */
@@ -233,6 +234,7 @@ export function buildProgram(context: CliContext): Command {
       });
     });
 
+  registerSecurityCommands(program, context);
   return program;
 }
 
@@ -242,9 +244,13 @@ function userJson(user: UserView) {
 }
 
 async function withUsers(context: CliContext, out: Output, work: (service: UserService) => Promise<void>): Promise<void> {
-  await withDatabase(context.loadConfig(), async ({ route, database, applied }: CliDatabase) => {
+  const config = context.loadConfig();
+  await withDatabase(config, async ({ route, database, applied }: CliDatabase) => {
     const merchants = new MerchantRepository(database.prisma);
-    await work(new UserService(new UserRepository(database.prisma), (merchantId) => merchants.exists(merchantId)));
+    const ended: string[] = [];
+    await work(new UserService(new UserRepository(database.prisma), (merchantId) => merchants.exists(merchantId), undefined, (ids) => ended.push(...ids)));
+    // The servers close the ended sessions' websockets at once when they share Redis; otherwise at their re-check.
+    await announceEndedSessions(config.redisUrl, ended);
     out.note(describeRoute(route));
     if (applied.length) out.note(`Applied ${applied.length} migration(s): ${applied.join(", ")}`);
   });

@@ -1,4 +1,5 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { conversationRoutes } from "./routes/conversation.routes.ts";
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from "fastify";
 import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
@@ -8,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { Config } from "../config.ts";
 import type { AppServices } from "../app-services.ts";
 import type { Language } from "../i18n/messages.ts";
+import { docsContentSecurityPolicy, securityHeaders } from "./security-headers.ts";
 import { identifyCaller, rejectUnauthenticated } from "./auth.ts";
 import { mapErrorToHttp, RateLimitedError, RouteNotFoundError } from "./error-mapper.ts";
 import { NotFoundError } from "../domain/errors.ts";
@@ -52,6 +54,8 @@ export async function buildHttpServer(
   logger: Logger,
   /** The executable GraphQL schema, shared with the websocket server (built once). */
   graphqlSchema: GraphQLSchema,
+  /** Routes of the store connectors (`/integrations/…`, `/webhooks/<store>`), built with their repositories. */
+  storeRoutes: FastifyPluginAsync[] = [],
 ): Promise<App> {
   const app = Fastify({
     loggerInstance: logger,
@@ -72,8 +76,9 @@ export async function buildHttpServer(
       const incoming = request.headers["x-request-id"];
       return typeof incoming === "string" && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    // Only behind a proxy that sets X-Forwarded-For; otherwise any client could pick its rate-limit address.
-    trustProxy: config.http.trustProxy,
+    // Only the proxies TRUST_PROXY names (a hop count or their addresses): otherwise any client could pick its
+    // rate-limit, sign-in throttle and audit address with X-Forwarded-For (SPEC §14).
+    trustProxy: trustedProxies(config.http.trustProxy),
     // The router refuses over-long or badly percent-encoded path segments before any hook runs; an `{id}`
     // like that is malformed, which SPEC §3 answers as 404 NOT_FOUND in the usual error body.
     frameworkErrors: (error, request, reply) => {
@@ -112,6 +117,7 @@ export async function buildHttpServer(
     reply.header("x-request-id", request.id);
     reply.header("content-language", request.language);
   });
+  app.addHook("onRequest", securityHeaders(services.publicUrls));
   app.addHook("onResponse", async (request, reply) => {
     services.metrics.httpDuration
       .labels(request.method, request.routeOptions.url ?? "unmatched", String(reply.statusCode))
@@ -177,11 +183,14 @@ export async function buildHttpServer(
   await app.register(swaggerUi, {
     routePrefix: "/docs",
     uiConfig: { docExpansion: "list", deepLinking: true },
+    staticCSP: true,
+    transformStaticCSP: (header) => docsContentSecurityPolicy(header, services.publicUrls.isHttps()),
     transformSpecification: (document) => withoutUnusedSchemas(document),
   });
 
   await app.register(operationalRoutes(services));
   await app.register(orderRoutes(services), { prefix: "/api/v1" });
+  await app.register(conversationRoutes(services), { prefix: "/api/v1" });
   await app.register(webhookEndpointRoutes(services), { prefix: "/api/v1" });
   await app.register(confirmationPolicyRoutes(services), { prefix: "/api/v1" });
   await app.register(webhookDeliveryRoutes(services), { prefix: "/api/v1" });
@@ -191,6 +200,7 @@ export async function buildHttpServer(
   await app.register(simulatorPageRoutes());
   await app.register(consolePageRoutes());
   await app.register(whatsappWebhookRoutes(services));
+  for (const routes of storeRoutes) await app.register(routes);
   // GraphQL (SPEC §6): Apollo at /graphql, closed by app.close() through Fastify's onClose.
   await app.register(await graphqlRoutes(services, config, logger, graphqlSchema));
   return app;
@@ -201,4 +211,10 @@ function rateLimitKey(request: FastifyRequest): string {
   if (request.caller) return `key:${request.caller.keyId}`;
   if (request.graphqlSession) return `user:${request.graphqlSession.principal.user.id}`;
   return `ip:${request.ip}`;
+}
+
+/** TRUST_PROXY as Fastify takes it: a hop count becomes "the nearest n addresses are proxies" (proxy-addr's index). */
+function trustedProxies(setting: false | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting !== "number") return setting;
+  return setting === 0 ? false : (_address: string, hop: number) => hop < setting;
 }

@@ -1,6 +1,6 @@
 import { Prisma } from "../../generated/prisma/client.ts";
 import { filterConditions } from "./order-filter-sql.ts";
-import type { MerchantScope } from "./order.repository.ts";
+import type { MerchantScope } from "./merchant-scope.ts";
 import type { OrderFilter } from "./order.schemas.ts";
 
 /**
@@ -25,7 +25,10 @@ export interface TotalCount {
 
 /** Whether the maintained counts answer this filter exactly (statuses are their only dimension). */
 export function countedByStatus(filter: OrderFilter): boolean {
-  return !filter.externalOrderId && !filter.customerPhone && !filter.createdFrom && !filter.createdTo && !filter.search;
+  return (
+    !filter.externalOrderId && !filter.customerPhone && !filter.createdFrom && !filter.createdTo && !filter.search &&
+    filter.needsReply === undefined
+  );
 }
 
 /** The sum of the maintained counts of the scope, over `statuses` (all when empty). */

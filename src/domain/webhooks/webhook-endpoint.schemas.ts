@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { ORDER_EVENT_NAMES } from "../orders/order-state.ts";
+import { ORDER_EVENT_NAMES, SUBSCRIBABLE_EVENT_NAMES } from "../orders/order-state.ts";
 
 /** Event names an endpoint can subscribe to; omitted means all of them. */
 const eventList = z
-  .array(z.enum(ORDER_EVENT_NAMES))
+  .array(z.enum(SUBSCRIBABLE_EVENT_NAMES))
   .min(1)
-  .max(ORDER_EVENT_NAMES.length * 4)
+  .max(SUBSCRIBABLE_EVENT_NAMES.length * 4)
   .transform((events) => [...new Set(events)])
-  .meta({ description: `Event names to receive (${ORDER_EVENT_NAMES.join(", ")}); all when omitted` });
+  .meta({ description: `Event names to receive (${SUBSCRIBABLE_EVENT_NAMES.join(", ")}); when omitted: ${ORDER_EVENT_NAMES.join(", ")} (order.customer_message is opt-in)` });
 
 const url = z
   .string()
@@ -23,6 +23,10 @@ export const createWebhookEndpointInput = z
     events: eventList.optional(),
     description: description.optional(),
     enabled: z.boolean().optional().meta({ description: "Default true" }),
+    legacySignature: z
+      .boolean()
+      .optional()
+      .meta({ description: "Also send x-webhook-signature-256 (body-only HMAC without a timestamp: replayable); default false" }),
   })
   .meta({ id: "CreateWebhookEndpointInput" });
 
@@ -32,6 +36,10 @@ export const updateWebhookEndpointInput = z
     events: eventList.optional(),
     description: description.nullable().optional(),
     enabled: z.boolean().optional().meta({ description: "Re-enabling an endpoint disabled after 410 Gone clears its disabledReason" }),
+    legacySignature: z
+      .boolean()
+      .optional()
+      .meta({ description: "Also send x-webhook-signature-256 (body-only HMAC without a timestamp: replayable); default false" }),
   })
   .meta({ id: "UpdateWebhookEndpointInput" });
 

@@ -71,6 +71,7 @@ export function OrdersPage() {
         createdFrom: filter.createdFrom,
         createdTo: filter.createdTo,
         search: filter.search,
+        needsReply: params.needsReply ? true : undefined,
       },
     },
     requestPolicy: "cache-and-network",
@@ -81,8 +82,11 @@ export function OrdersPage() {
     if (result.data) setState(pageState(result.data.orders.edges.map((edge) => edge.node)));
   }, [result.data]);
 
+  // An event does not say whether the order needs a reply: that list is read again instead.
   const socketState = useOrderEvents((event) =>
-    setState((current) => applyOrderEvent(current, event.order, { firstPage: !params.after, filter })),
+    params.needsReply
+      ? reexecute({ requestPolicy: "network-only" })
+      : setState((current) => applyOrderEvent(current, event.order, { firstPage: !params.after, filter })),
   );
 
   // Orders created or changed while the socket was down sent events nobody received: read the page again.
@@ -92,7 +96,7 @@ export function OrdersPage() {
   const onFilter = (next: OrdersQueryParams) => go({ ...next, after: null }, {});
 
   const pageInfo = result.data?.orders.pageInfo;
-  const filtered = params.status.length > 0 || params.from || params.to || params.q;
+  const filtered = params.status.length > 0 || params.from || params.to || params.q || params.needsReply;
 
   return (
     <section aria-labelledby="orders-title">
@@ -172,7 +176,7 @@ export function OrdersPage() {
 function OrderFilters(props: { params: OrdersQueryParams; onApply(params: OrdersQueryParams): void }) {
   const { t } = useI18n();
   const [draft, setDraft] = useState(props.params);
-  useEffect(() => setDraft(props.params), [props.params.status.join(), props.params.from, props.params.to, props.params.q]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => setDraft(props.params), [props.params.status.join(), props.params.from, props.params.to, props.params.q, props.params.needsReply]); // eslint-disable-line react-hooks/exhaustive-deps
   const submit = (event: FormEvent) => {
     event.preventDefault();
     props.onApply(draft);
@@ -212,6 +216,15 @@ function OrderFilters(props: { params: OrdersQueryParams; onApply(params: Orders
           value={draft.q}
           onChange={(e) => setDraft({ ...draft, q: e.target.value })}
         />
+      </label>
+      <label className="checkbox-label">
+        <input
+          type="checkbox"
+          name="needsReply"
+          checked={Boolean(draft.needsReply)}
+          onChange={(e) => setDraft({ ...draft, needsReply: e.target.checked })}
+        />
+        {t("orders.filter.needsReply")}
       </label>
       <div className="filter-actions">
         <button type="submit" className="primary">

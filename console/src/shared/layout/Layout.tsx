@@ -6,6 +6,7 @@ import { useConsole } from "../session/console-context.tsx";
 import { signOut } from "../session/session-api.ts";
 import { ViewerContext } from "../session/viewer.tsx";
 import { LiveOrdersProvider } from "../live-orders.tsx";
+import { NeedsReplyCount } from "../../features/conversation/NeedsReplyCount.tsx";
 import { ErrorBanner } from "../ui/errors.tsx";
 import type { Mode } from "../graphql/client.ts";
 
@@ -74,7 +75,10 @@ const NAV = [
   { to: "/analytics", label: "nav.analytics" },
   { to: "/keys", label: "nav.keys" },
   { to: "/webhooks", label: "nav.webhooks" },
+  { to: "/stores", label: "nav.stores" },
   { to: "/settings", label: "nav.settings" },
+  // The audit log is for admins only (others get FORBIDDEN).
+  { to: "/security", label: "nav.security", adminOnly: true },
   { to: "/explorer", label: "nav.explorer" },
 ] as const;
 
@@ -104,8 +108,9 @@ function Header(props: { merchantName: string; email: string; role: "ADMIN" | "V
           {t(`role.${props.role}`)} · <bdi>{props.email}</bdi>
         </span>
       </div>
+      <NeedsReplyCount />
       <nav className="nav" aria-label={t("nav.label")}>
-        {NAV.map(({ to, label }) => (
+        {NAV.filter((item) => !("adminOnly" in item) || props.role === "ADMIN").map(({ to, label }) => (
           <NavLink key={to} to={to} reloadDocument={crossesExplorer(location.pathname, to)}>
             {t(label)}
           </NavLink>
