@@ -63,7 +63,7 @@ describe("the SMS outbox across kill -9", () => {
 
   it("sends every fallback SMS after the restart, and none twice", async () => {
     server = startServerProcess(env);
-    const [, merchantId] = await server.waitFor(READY);
+    const [, merchantId] = await server.waitForFirstStart(READY);
     const created = await runCli(["keys", "create", "--merchant", merchantId, "--mode", "live", "--json"], env);
     expect(created.code).toBe(0);
     const shop = api.withKey(JSON.parse(created.stdout).apiKey);
@@ -102,7 +102,7 @@ describe("the SMS outbox across kill -9", () => {
     for (const [index, steps] of finished.entries()) {
       const received = twilio.requests.filter((request) => request.form.get("To") === `+${phones[index]}`);
       const outcome = steps.filter((step) => step.kind === "sms_sent" || step.kind === "sms_failed");
-      expect(outcome).toHaveLength(1);
+      expect(outcome, JSON.stringify(steps)).toHaveLength(1);
       if (outcome[0].kind === "sms_sent") {
         sent++;
         expect(received).toHaveLength(1);
