@@ -56,7 +56,7 @@ describe("the Stores page", () => {
     const { page } = admin;
     await admin.goto("/stores");
     await admin.signIn(ADMIN.email, ADMIN.password);
-    await admin.nav("Stores").click();
+    await admin.nav("Stores").waitFor({ state: "attached" });
     await page.getByRole("heading", { name: "Stores", level: 1 }).waitFor();
     await page.getByText("No store connected yet.").waitFor();
     await admin.screenshot("stores-empty");

@@ -60,8 +60,10 @@ describe("store write-back across kill -9", () => {
 
   it("makes the write-back again after a crash mid-call, and the store sees its effect once", async () => {
     server = startServerProcess(env);
-    const [, key] = await server.waitFor(READY);
-    const [, password] = await server.waitFor(PASSWORD);
+    // The first-start banner (key and password) goes to DATA_DIR/first-start.txt when stdout is not a terminal.
+    const first = await server.waitForFirstStart(READY);
+    const key = first[1];
+    const password = PASSWORD.exec(first.text)![1];
     const api = new ApiClient(base).withKey(key);
     const session = await signIn(base, "demo@example.com", password);
     expect(session.status).toBe(200);
