@@ -93,6 +93,8 @@ describe("4: a tab left open does not keep its session alive, and sign-out close
     return new Promise((resolve, reject) => {
       const socket = new WebSocket(wsUrl(target), "graphql-transport-ws", { headers: { ...(cookie ? { cookie } : {}), origin: target.baseUrl } });
       const closed = new Promise<number>((done) => socket.once("close", (code) => done(code)));
+      // Refused before the ack (e.g. the session already ended): fail at once instead of waiting for an ack.
+      void closed.then((code) => reject(new Error(`closed with ${code} before connection_ack`)));
       socket.once("open", () => socket.send(JSON.stringify({ type: "connection_init", payload })));
       socket.once("message", (data) => {
         const message = JSON.parse(String(data));
@@ -144,7 +146,8 @@ describe("4: a tab left open does not keep its session alive, and sign-out close
   });
 
   it("the sockets' re-check never moves lastSeenAt: the idle timeout ends the session with the tab open (4403)", async () => {
-    const quick = await startTestServer({ SESSION_IDLE_TIMEOUT: "4s" }, { subscriptions: { recheckKeysEveryMs: 200 } });
+    // 10 s idle, re-checked every 200 ms: a re-check that touched the session (at most every idle/10) would keep it alive.
+    const quick = await startTestServer({ SESSION_IDLE_TIMEOUT: "10s" }, { subscriptions: { recheckKeysEveryMs: 200 } });
     try {
       const other = await quick.merchant();
       const session = await consoleSession(quick, other.id);
