@@ -14,13 +14,10 @@ import { createOutput, describeRoute, keyTable, keyView, userTable, type Output 
 import { passwordFromStdin } from "./stdin-password.ts";
 import { packageVersion } from "../version.ts";
 import { announceEndedSessions, registerSecurityCommands } from "./security-commands.ts";
+import type { CliContext } from "./cli-context.ts";
 
-export interface CliContext {
-  /** Reads and validates the configuration (src/config.ts); called only by verbs that need it. */
-  loadConfig(): Config;
-  /** `ocs serve`: runs the server (src/serve.ts) until a signal stops it. */
-  serve(config: Config): Promise<void>;
-}
+export type { CliContext } from "./cli-context.ts";
+
 
 /** The operator CLI of SPEC §8. Verbs only parse arguments and print; the work is the domain services'. */
 export function buildProgram(context: CliContext): Command {

@@ -14,7 +14,7 @@ import pino from "pino";
 import { SessionEnds } from "../domain/users/session-ends.ts";
 import { CliError } from "./errors.ts";
 import { createOutput, describeRoute } from "./output.ts";
-import type { CliContext } from "./program.ts";
+import type { CliContext } from "./cli-context.ts";
 
 /** How many entries `ocs audit` prints at most (newest first). */
 const AUDIT_CLI_LIMIT = 1_000;
