@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { startEmbeddedPostgres } from "../../src/db/embedded-postgres.ts";
 import { migrate, MIGRATIONS_DIR } from "../../src/db/migrator.ts";
 import { OrderStatBucketsRepository } from "../../src/domain/stats/order-stat-buckets.repository.ts";
@@ -15,6 +15,8 @@ import { testDatabaseName, usingPostgres } from "../support/database.ts";
  * migrated up to the one before, with a history of every kind of order, then migrated to the statistics, answers
  * exactly as the orders say.
  */
+vi.setConfig({ testTimeout: 180_000 });
+
 const STATS_MIGRATION = "20261125250000_order_stat_buckets";
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
