@@ -7,6 +7,8 @@ import { isInt4 } from "../../domain/storable.ts";
 
 /** Twilio's status callbacks are a few hundred bytes; anything near this is not one. */
 const CALLBACK_BODY_LIMIT = 64 * 1024;
+/** Base64 of the 20 bytes of an HMAC-SHA1. */
+const TWILIO_SIGNATURE_SHAPE = /^[A-Za-z0-9+/]{27}=$/;
 const REPORTS = new Set<string>(["delivered", "failed", "undelivered"]);
 
 /**
@@ -22,7 +24,21 @@ export function twilioWebhookRoutes(services: AppServices): FastifyPluginAsync {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser("*", { parseAs: "string", bodyLimit: CALLBACK_BODY_LIMIT }, (_request, body, done) => done(null, body));
 
-    app.post("/webhooks/twilio", { config: { public: true }, schema: { hide: true }, bodyLimit: CALLBACK_BODY_LIMIT }, async (request, reply) => {
+    app.post(
+      "/webhooks/twilio",
+      {
+        config: { public: true },
+        schema: { hide: true },
+        bodyLimit: CALLBACK_BODY_LIMIT,
+        // Before a byte of the body is read (SPEC §14): no auth token to check with, or a signature header that is
+        // missing or is not the base64 of a 20-byte HMAC-SHA1.
+        onRequest: async (request, reply) => {
+          if (authToken && TWILIO_SIGNATURE_SHAPE.test(headerValue(request, "x-twilio-signature") ?? "")) return;
+          request.log.warn({ configured: Boolean(authToken) }, "twilio callback without a well-formed signature header");
+          return reply.code(403).header("connection", "close").type("text/plain").send("");
+        },
+      },
+      async (request, reply) => {
       const form = new URLSearchParams(typeof request.body === "string" ? request.body : "");
       const url = services.publicUrls.to("/webhooks/twilio");
       if (!authToken || !hasValidTwilioSignature(authToken, url, form.entries(), headerValue(request, "x-twilio-signature"))) {
@@ -38,6 +54,7 @@ export function twilioWebhookRoutes(services: AppServices): FastifyPluginAsync {
       }
       // Twilio expects an empty 2xx; TwiML is not needed for status callbacks.
       return reply.code(204).send();
-    });
+      },
+    );
   };
 }
