@@ -59,6 +59,7 @@ import { ConversationRepository } from "./domain/conversation/conversation.repos
 import { ConversationService } from "./domain/conversation/conversation.service.ts";
 import { ConversationSender } from "./workers/conversation-sender.ts";
 import { buildStores } from "./domain/stores/store-composition.ts";
+import { storeAuditLog } from "./domain/stores/store-audit.ts";
 
 /** How long app.close() lets open HTTP connections end by themselves before cutting them. */
 const HTTP_CLOSE_GRACE_MS = 3_000;
@@ -166,7 +167,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const sessionEnds = new SessionEnds(redis, logger);
   await sessionEnds.start();
   const signInAttempts = redis ? new RedisAttemptCounter(redis, new MemoryAttemptCounter()) : new MemoryAttemptCounter();
-  const stores = buildStores({ config, database, secrets, publicUrls, orderService, bus, logger });
+  const stores = buildStores({ config, database, secrets, publicUrls, orderService, bus, logger, audit: storeAuditLog(database.prisma) });
   const services: AppServices = {
     config,
     database,
