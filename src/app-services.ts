@@ -1,3 +1,4 @@
+import type { GettingStartedService } from "./domain/onboarding/getting-started.service.ts";
 import type { Redis } from "ioredis";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
@@ -58,4 +59,6 @@ export interface AppServices {
   users: UserService;
   /** Console sign-in and the sessions behind the `ocs_session` cookie. */
   sessions: SessionService;
+  /** The getting-started checklist, ticked from the merchant's data (SPEC §15). */
+  gettingStarted: GettingStartedService;
 }

@@ -1,3 +1,4 @@
+import { GettingStartedService } from "./domain/onboarding/getting-started.service.ts";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config } from "./config.ts";
@@ -156,6 +157,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       },
       logger,
     ),
+    gettingStarted: new GettingStartedService(database.pool),
   };
   const graphqlSchema = createGraphQLSchema(services);
   const http = await buildHttpServer(services, config, logger, graphqlSchema);

@@ -33,20 +33,22 @@ export class UnauthorizedError extends DomainError {
 }
 
 /**
- * `test_mode_only`: a simulator route with a live key; `viewer`: a console viewer attempted a change;
+ * `test_mode_only`: a simulator route with a live key; `viewer`: a console viewer attempted a change; `agent`: a
+ * console agent reached past the follow-up desk (keys, webhooks, settings, …; see users/permissions.ts);
  * `origin`: a browser request from an origin that may not use console sessions; `mode`: an API key of one mode
  * managing keys of the other.
  */
 export class ForbiddenError extends DomainError {
   readonly code = "FORBIDDEN";
   constructor(
-    readonly reason: "test_mode_only" | "viewer" | "origin" | "mode",
+    readonly reason: "test_mode_only" | "viewer" | "agent" | "origin" | "mode",
     readonly params: Record<string, string> = {},
   ) {
     super(
       {
         test_mode_only: "This operation needs a test-mode API key",
         viewer: "Viewers may only read",
+        agent: "Agents work on orders only",
         origin: "Requests from this origin may not use console sessions",
         mode: "This caller may only manage keys of its own mode",
       }[reason],

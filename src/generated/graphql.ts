@@ -18,6 +18,15 @@ export type Scalars = {
   JSON: { input: Record<string, unknown>; output: Record<string, unknown>; }
 };
 
+/** How the customer gave an answer outside WhatsApp. */
+export type AnswerChannel =
+  /** In person (at the shop, at the door). */
+  | 'IN_PERSON'
+  /** Any other way. */
+  | 'OTHER'
+  /** A phone call. */
+  | 'PHONE';
+
 /** An API key as it may be shown after its creation: never the key itself. */
 export type ApiKey = {
   __typename?: 'ApiKey';
@@ -53,6 +62,12 @@ export type ConfirmationPolicy = {
   __typename?: 'ConfirmationPolicy';
   /** When a still-pending order expires (status EXPIRED, event order.expired); null = never. Later than the last reminder. */
   expireAfter?: Maybe<Scalars['String']['output']>;
+  /**
+   * When a still-pending order joins the follow-up queue (OrderFilter.needsFollowUp): this long after the last message
+   * to the customer. Default "2h"; same bounds as a reminder delay. It applies to the queue at once (it is a view, not
+   * a scheduled action).
+   */
+  followUpAfter: Scalars['String']['output'];
   /** When reminders wait; null = any time. */
   quietHours?: Maybe<QuietHours>;
   /** 0–3 reminder delays after the first message, strictly increasing, e.g. ["2h", "12h"]. */
@@ -63,6 +78,8 @@ export type ConfirmationPolicy = {
 export type ConfirmationPolicyInput = {
   /** A delay later than the last reminder, or null for never. */
   expireAfter?: InputMaybe<Scalars['String']['input']>;
+  /** A delay like a reminder's; omitted or null: the default "2h". */
+  followUpAfter?: InputMaybe<Scalars['String']['input']>;
   /** Quiet hours, or null for none. */
   quietHours?: InputMaybe<QuietHoursInput>;
   /** 0–3 delays, strictly increasing, e.g. ["2h", "12h"]. */
@@ -153,6 +170,13 @@ export type CustomerAction =
   /** The customer tapped Cancel, or the merchant canceled the order. */
   | 'CANCELED';
 
+/** The customer's answer as told to the merchant (on the phone, in person). */
+export type CustomerAnswer =
+  /** The customer confirms the order: like a tap on Approve. */
+  | 'APPROVE'
+  /** The customer does not want the order: like a tap on Cancel. */
+  | 'CANCEL';
+
 /** The result of deleteWebhookEndpoint. */
 export type DeleteWebhookEndpointPayload = {
   __typename?: 'DeleteWebhookEndpointPayload';
@@ -183,6 +207,39 @@ export type FailureCount = {
   /** What the code usually means (the common WhatsApp codes; Accept-Language: en or ar), or null when it is not one of them. */
   meaning?: Maybe<Scalars['String']['output']>;
 };
+
+/** A new merchant's checklist: each step ticks itself from real data (nothing is marked by hand). */
+export type GettingStarted = {
+  __typename?: 'GettingStarted';
+  /** How many are not done yet (0: the console hides the checklist). */
+  remaining: Scalars['Int']['output'];
+  /** The steps, in the order to do them. */
+  steps: Array<GettingStartedStep>;
+};
+
+/** One step of the checklist, ticked from the merchant's data. */
+export type GettingStartedStep = {
+  __typename?: 'GettingStartedStep';
+  /** Whether the merchant's data shows it done. */
+  done: Scalars['Boolean']['output'];
+  /** Which step. */
+  key: GettingStartedStepKey;
+};
+
+/** A step of the getting-started checklist. */
+export type GettingStartedStepKey =
+  /** A webhook endpoint exists (either mode). */
+  | 'ADD_WEBHOOK'
+  /** A store (Shopify, WooCommerce, Salla) is connected. */
+  | 'CONNECT_STORE'
+  /** An API key was used by the shop (any key of the merchant has been used). */
+  | 'CREATE_KEY'
+  /** A live order was sent to WhatsApp. */
+  | 'GO_LIVE'
+  /** A confirmation policy was saved (either mode). */
+  | 'SET_POLICY'
+  /** A test order was answered in the simulator. */
+  | 'TRY_SIMULATOR';
 
 /** The two worlds of a merchant: TEST (simulator, never WhatsApp) and LIVE (the WhatsApp Cloud API). */
 export type KeyMode =
@@ -226,6 +283,15 @@ export type Mutation = {
   /** Deletes a webhook endpoint; its pending deliveries are dropped. */
   deleteWebhookEndpoint: DeleteWebhookEndpointPayload;
   /**
+   * Records an answer the customer gave outside WhatsApp (a phone call, in person). It acts exactly like the
+   * customer's tap: status CONFIRMED or CANCELED, customerAction, the event order.confirmed / order.canceled to
+   * webhooks and subscriptions, reminders and expiry stop. The timeline step is `approved` / `canceled` with source
+   * `merchant` and detail `{ via: "phone"|"in_person"|"other", note, by }` (`by`: the console user's e-mail, or the
+   * API key's prefix). Only a PENDING order: otherwise ORDER_NOT_PENDING and nothing changes (when it races a tap,
+   * exactly one of them wins). Admins, agents and API keys; viewers are FORBIDDEN.
+   */
+  recordCustomerAnswer: RecordCustomerAnswerPayload;
+  /**
    * Redeliver now (same webhook-id): a pending delivery is attempted at once; a succeeded or dead one gets exactly
    * one more attempt.
    */
@@ -268,6 +334,15 @@ export type MutationCreateWebhookEndpointArgs = {
 /** The root of every change. */
 export type MutationDeleteWebhookEndpointArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** The root of every change. */
+export type MutationRecordCustomerAnswerArgs = {
+  action: CustomerAnswer;
+  channel: AnswerChannel;
+  note?: InputMaybe<Scalars['String']['input']>;
+  orderId: Scalars['ID']['input'];
 };
 
 
@@ -386,6 +461,12 @@ export type OrderFilter = {
   customerPhone?: InputMaybe<Scalars['String']['input']>;
   /** Exactly this merchant order identifier (1–100 characters). */
   externalOrderId?: InputMaybe<Scalars['String']['input']>;
+  /**
+   * true: only the orders that need a person (the follow-up queue): PENDING orders whose last message to the customer
+   * (the confirmation, or the latest reminder sent) is older than the policy's followUpAfter, with no answer. false or
+   * null: no condition. Newest first like every list; the current policy's followUpAfter applies.
+   */
+  needsFollowUp?: InputMaybe<Scalars['Boolean']['input']>;
   /**
    * Prefix search (1–100 characters): orders whose externalOrderId or customerPhone starts with this text, or whose
    * customerName starts with it ignoring case. `%` and `_` are plain characters; a leading `+` is ignored for the
@@ -561,6 +642,8 @@ export type Query = {
   apiKeys: Array<ApiKey>;
   /** The caller's confirmation policy (the merchant and mode of the key). */
   confirmationPolicy: ConfirmationPolicy;
+  /** The merchant's getting-started checklist (both modes count). Admins, viewers and API keys; agents are FORBIDDEN. */
+  gettingStarted: GettingStarted;
   /** One order of the caller's merchant and mode, or null when it does not exist, belongs to someone else, or the id is malformed. */
   order?: Maybe<Order>;
   /**
@@ -632,6 +715,15 @@ export type QuietHoursInput = {
   start: Scalars['String']['input'];
   /** IANA time zone, e.g. Africa/Cairo. */
   timeZone: Scalars['String']['input'];
+};
+
+/** The result of recordCustomerAnswer. */
+export type RecordCustomerAnswerPayload = {
+  __typename?: 'RecordCustomerAnswerPayload';
+  /** The order after the answer; the order as it is on ORDER_NOT_PENDING; null on NOT_FOUND or VALIDATION_ERROR. */
+  order?: Maybe<Order>;
+  /** Empty on success; NOT_FOUND, ORDER_NOT_PENDING, VALIDATION_ERROR (note over 500 characters). */
+  userErrors: Array<UserError>;
 };
 
 /** The result of retryWebhookDelivery. */
@@ -749,6 +841,8 @@ export type UserError = {
 export type UserRole =
   /** Everything the merchant's API keys can do, and managing keys and webhooks. */
   | 'ADMIN'
+  /** The follow-up desk: reads orders, conversations and stats, records answers, replies and exports; nothing else. */
+  | 'AGENT'
   /** Queries only: every mutation is refused with FORBIDDEN, and secrets are never shown. */
   | 'VIEWER';
 
@@ -930,6 +1024,7 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
+  AnswerChannel: AnswerChannel;
   ApiKey: ResolverTypeWrapper<ApiKey>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CancelOrderPayload: ResolverTypeWrapper<Omit<CancelOrderPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
@@ -942,11 +1037,15 @@ export type ResolversTypes = {
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
   CreateWebhookEndpointPayload: ResolverTypeWrapper<CreateWebhookEndpointPayload>;
   CustomerAction: CustomerAction;
+  CustomerAnswer: CustomerAnswer;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DeleteWebhookEndpointPayload: ResolverTypeWrapper<DeleteWebhookEndpointPayload>;
   DeliveryStatus: DeliveryStatus;
   FailureCount: ResolverTypeWrapper<FailureCount>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  GettingStarted: ResolverTypeWrapper<GettingStarted>;
+  GettingStartedStep: ResolverTypeWrapper<GettingStartedStep>;
+  GettingStartedStepKey: GettingStartedStepKey;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
@@ -969,6 +1068,7 @@ export type ResolversTypes = {
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   QuietHours: ResolverTypeWrapper<QuietHours>;
   QuietHoursInput: QuietHoursInput;
+  RecordCustomerAnswerPayload: ResolverTypeWrapper<Omit<RecordCustomerAnswerPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
   RetryWebhookDeliveryPayload: ResolverTypeWrapper<RetryWebhookDeliveryPayload>;
   RevokeApiKeyPayload: ResolverTypeWrapper<RevokeApiKeyPayload>;
   RotateWebhookEndpointSecretPayload: ResolverTypeWrapper<RotateWebhookEndpointSecretPayload>;
@@ -1007,6 +1107,8 @@ export type ResolversParentTypes = {
   DeleteWebhookEndpointPayload: DeleteWebhookEndpointPayload;
   FailureCount: FailureCount;
   Float: Scalars['Float']['output'];
+  GettingStarted: GettingStarted;
+  GettingStartedStep: GettingStartedStep;
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   JSON: Scalars['JSON']['output'];
@@ -1027,6 +1129,7 @@ export type ResolversParentTypes = {
   Query: Record<PropertyKey, never>;
   QuietHours: QuietHours;
   QuietHoursInput: QuietHoursInput;
+  RecordCustomerAnswerPayload: Omit<RecordCustomerAnswerPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
   RetryWebhookDeliveryPayload: RetryWebhookDeliveryPayload;
   RevokeApiKeyPayload: RevokeApiKeyPayload;
   RotateWebhookEndpointSecretPayload: RotateWebhookEndpointSecretPayload;
@@ -1062,6 +1165,7 @@ export type CancelOrderPayloadResolvers<ContextType = GraphQLContext, ParentType
 
 export type ConfirmationPolicyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConfirmationPolicy'] = ResolversParentTypes['ConfirmationPolicy']> = {
   expireAfter?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  followUpAfter?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   quietHours?: Resolver<Maybe<ResolversTypes['QuietHours']>, ParentType, ContextType>;
   reminders?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 };
@@ -1098,6 +1202,16 @@ export type FailureCountResolvers<ContextType = GraphQLContext, ParentType exten
   meaning?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type GettingStartedResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GettingStarted'] = ResolversParentTypes['GettingStarted']> = {
+  remaining?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  steps?: Resolver<Array<ResolversTypes['GettingStartedStep']>, ParentType, ContextType>;
+};
+
+export type GettingStartedStepResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GettingStartedStep'] = ResolversParentTypes['GettingStartedStep']> = {
+  done?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  key?: Resolver<ResolversTypes['GettingStartedStepKey'], ParentType, ContextType>;
+};
+
 export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
   name: 'JSON';
 }
@@ -1113,6 +1227,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   createOrder?: Resolver<ResolversTypes['CreateOrderPayload'], ParentType, ContextType, RequireFields<MutationCreateOrderArgs, 'input'>>;
   createWebhookEndpoint?: Resolver<ResolversTypes['CreateWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationCreateWebhookEndpointArgs, 'input'>>;
   deleteWebhookEndpoint?: Resolver<ResolversTypes['DeleteWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebhookEndpointArgs, 'id'>>;
+  recordCustomerAnswer?: Resolver<ResolversTypes['RecordCustomerAnswerPayload'], ParentType, ContextType, RequireFields<MutationRecordCustomerAnswerArgs, 'action' | 'channel' | 'orderId'>>;
   retryWebhookDelivery?: Resolver<ResolversTypes['RetryWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRetryWebhookDeliveryArgs, 'id'>>;
   revokeApiKey?: Resolver<ResolversTypes['RevokeApiKeyPayload'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   rotateWebhookEndpointSecret?: Resolver<ResolversTypes['RotateWebhookEndpointSecretPayload'], ParentType, ContextType, RequireFields<MutationRotateWebhookEndpointSecretArgs, 'id'>>;
@@ -1226,6 +1341,7 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
   confirmationPolicy?: Resolver<ResolversTypes['ConfirmationPolicy'], ParentType, ContextType>;
+  gettingStarted?: Resolver<ResolversTypes['GettingStarted'], ParentType, ContextType>;
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
   orderStats?: Resolver<ResolversTypes['OrderStats'], ParentType, ContextType, RequireFields<QueryOrderStatsArgs, 'from' | 'interval' | 'timeZone' | 'to'>>;
   orders?: Resolver<ResolversTypes['OrderConnection'], ParentType, ContextType, RequireFields<QueryOrdersArgs, 'first'>>;
@@ -1238,6 +1354,11 @@ export type QuietHoursResolvers<ContextType = GraphQLContext, ParentType extends
   end?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   start?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   timeZone?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type RecordCustomerAnswerPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecordCustomerAnswerPayload'] = ResolversParentTypes['RecordCustomerAnswerPayload']> = {
+  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
 export type RetryWebhookDeliveryPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RetryWebhookDeliveryPayload'] = ResolversParentTypes['RetryWebhookDeliveryPayload']> = {
@@ -1339,6 +1460,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   DateTime?: GraphQLScalarType;
   DeleteWebhookEndpointPayload?: DeleteWebhookEndpointPayloadResolvers<ContextType>;
   FailureCount?: FailureCountResolvers<ContextType>;
+  GettingStarted?: GettingStartedResolvers<ContextType>;
+  GettingStartedStep?: GettingStartedStepResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   Merchant?: MerchantResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
@@ -1354,6 +1477,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   QuietHours?: QuietHoursResolvers<ContextType>;
+  RecordCustomerAnswerPayload?: RecordCustomerAnswerPayloadResolvers<ContextType>;
   RetryWebhookDeliveryPayload?: RetryWebhookDeliveryPayloadResolvers<ContextType>;
   RevokeApiKeyPayload?: RevokeApiKeyPayloadResolvers<ContextType>;
   RotateWebhookEndpointSecretPayload?: RotateWebhookEndpointSecretPayloadResolvers<ContextType>;

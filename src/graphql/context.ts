@@ -14,6 +14,8 @@ import type { Language } from "../i18n/messages.ts";
 export interface GraphQLCaller extends MerchantScope {
   /** The API key's id; null for a console session. */
   keyId: string | null;
+  /** The API key's display prefix (recorded as who acted); absent for a console session. */
+  keyPrefix?: string;
   /** The signed-in console user; null for an API key. */
   session: SessionPrincipal | null;
 }

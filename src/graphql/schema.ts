@@ -9,6 +9,7 @@ import { confirmationResolvers } from "./resolvers/confirmation-policy.resolvers
 import { viewerResolvers } from "./resolvers/viewer.resolvers.ts";
 import { webhookResolvers } from "./resolvers/webhook.resolvers.ts";
 import { statsResolvers } from "./resolvers/stats.resolvers.ts";
+import { followUpResolvers } from "./resolvers/follow-up.resolvers.ts";
 import { DateTimeScalar, JSONScalar } from "./scalars.ts";
 import { subscriptionResolvers } from "./subscriptions/subscription.resolvers.ts";
 
@@ -24,11 +25,13 @@ export function createGraphQLSchema(services: AppServices): GraphQLSchema {
   const apiKeys = apiKeyResolvers(services);
   const webhooks = webhookResolvers(services);
   const stats = statsResolvers(services);
+  // The follow-up desk (SPEC §15).
+  const followUp = followUpResolvers(services);
   const resolvers: Resolvers = {
     DateTime: DateTimeScalar,
     JSON: JSONScalar,
-    Query: { ...orders.Query, ...confirmation.Query, ...viewer.Query, ...apiKeys.Query, ...webhooks.Query, ...stats.Query },
-    Mutation: { ...orders.Mutation, ...confirmation.Mutation, ...apiKeys.Mutation, ...webhooks.Mutation },
+    Query: { ...orders.Query, ...confirmation.Query, ...viewer.Query, ...apiKeys.Query, ...webhooks.Query, ...stats.Query, ...followUp.Query },
+    Mutation: { ...orders.Mutation, ...confirmation.Mutation, ...apiKeys.Mutation, ...webhooks.Mutation, ...followUp.Mutation },
     Order: { ...confirmation.Order, ...webhooks.Order },
     OrderConnection: orders.OrderConnection,
     Subscription: subscriptionResolvers(services),

@@ -85,9 +85,20 @@ const statusList = z
   })
   .meta({ description: "pending, confirmed, canceled, failed, expired; repeat or comma-separate" });
 
-export const listOrdersQuery = z.object({
+/** A query-string boolean: `true` or `false` only (anything else is a VALIDATION_ERROR naming the parameter). */
+const queryBoolean = z.enum(["true", "false"]).transform((value) => value === "true");
+
+/** The list's filters as query parameters (GET /orders and GET /orders/export alike). */
+export const orderFilterQuery = z.object({
   status: statusList.optional(),
   ...orderListFilter.shape,
+  needsFollowUp: queryBoolean
+    .optional()
+    .meta({ description: "true: only the follow-up queue (pending, last message older than the policy's followUpAfter)" }),
+});
+
+export const listOrdersQuery = z.object({
+  ...orderFilterQuery.shape,
   limit: pageLimit,
   cursor: pageCursor.optional().meta({ description: "nextCursor of the previous page" }),
 });
@@ -125,6 +136,7 @@ export const confirmationPolicySchema = z
         timeZone: z.string().meta({ description: "IANA time zone" }),
       }),
     ),
+    followUpAfter: z.string().meta({ description: "SPEC §15: a pending order joins the follow-up queue this long after the last message to the customer (default 2h)" }),
   })
   .meta({ id: "ConfirmationPolicy" });
 

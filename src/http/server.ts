@@ -31,6 +31,7 @@ import { webhookEndpointRoutes } from "./routes/webhook-endpoints.routes.ts";
 import { webhookDeliveryRoutes } from "./routes/webhook-deliveries.routes.ts";
 import { sessionRoutes } from "./routes/session.routes.ts";
 import { statsRoutes } from "./routes/stats.routes.ts";
+import { followUpRoutes } from "./routes/follow-up.routes.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -187,6 +188,7 @@ export async function buildHttpServer(
   await app.register(webhookDeliveryRoutes(services), { prefix: "/api/v1" });
   await app.register(sessionRoutes(services), { prefix: "/api/v1" });
   await app.register(statsRoutes(services), { prefix: "/api/v1" });
+  await app.register(followUpRoutes(services), { prefix: "/api/v1" });
   await app.register(simulatorTestRoutes(services), { prefix: "/api/v1/test" });
   await app.register(simulatorPageRoutes());
   await app.register(consolePageRoutes());

@@ -6,6 +6,8 @@ import type { ApiKeyRecord, MerchantRepository } from "./merchant.repository.ts"
 
 export interface Caller extends MerchantScope {
   keyId: string;
+  /** The key's display prefix (ek_test_Ab12…): names the key where an action is recorded, never the key itself. */
+  keyPrefix?: string;
 }
 
 export interface CreatedKey {
@@ -107,7 +109,7 @@ export class MerchantService {
     const { record } = cached;
     if (!record || record.revokedAt) throw new UnauthorizedError("invalid");
     this.noteUse(record.id, now);
-    return { merchantId: record.merchantId, mode: record.mode, keyId: record.id };
+    return { merchantId: record.merchantId, mode: record.mode, keyId: record.id, keyPrefix: record.prefix };
   }
 
   private noteUse(keyId: string, now: number): void {

@@ -1,5 +1,6 @@
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { MerchantScope } from "./order.repository.ts";
+import { followUpConditions } from "./order-follow-up-sql.ts";
 import type { OrderFilter } from "./order.schemas.ts";
 
 /** The list's conditions without search or cursor: the caller's visible orders matching `filter` (also counted). */
@@ -14,5 +15,6 @@ export function filterConditions(scope: MerchantScope, filter: OrderFilter): Pri
   if (filter.customerPhone) conditions.push(Prisma.sql`o.customer_phone = ${filter.customerPhone}`);
   if (filter.createdFrom) conditions.push(Prisma.sql`o.created_at >= ${filter.createdFrom}::timestamptz`);
   if (filter.createdTo) conditions.push(Prisma.sql`o.created_at < ${filter.createdTo}::timestamptz`);
+  if (filter.needsFollowUp) conditions.push(...followUpConditions(scope));
   return conditions;
 }

@@ -128,6 +128,8 @@ export interface OrderFilter {
   createdTo?: Date;
   /** Prefix of externalOrderId, customerPhone or customerName (case-insensitive for the name); see order-search.ts. */
   search?: string;
+  /** SPEC §15: only the follow-up queue (see order-follow-up-sql.ts). */
+  needsFollowUp?: boolean;
 }
 
 /** A status filter names each status at most a few times; longer lists are refused, not sent to the database. */

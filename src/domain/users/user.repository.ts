@@ -1,6 +1,6 @@
 import { Prisma, type PrismaClient } from "../../generated/prisma/client.ts";
 
-export type UserRole = "admin" | "viewer";
+export type UserRole = "admin" | "viewer" | "agent";
 
 export interface UserRecord {
   id: string;
