@@ -240,7 +240,7 @@ function requestChecks(logger: Logger): ApolloServerPlugin<GraphQLContext> {
       // Executed over HTTP a subscription would run its resolver once, without an event to resolve.
       if (operation?.operation === "subscription") throw subscriptionOverHttpError(contextValue.language);
       // Console roles (viewers read only; agents the follow-up desk): every field is checked before anything runs.
-      const refused = roleRefusal(schema, document, contextValue.caller);
+      const refused = roleRefusal(schema, document, contextValue.caller, request.variables);
       if (refused) throw forbiddenError(refused, contextValue.language);
       if (!contextValue.caller && operation) {
         const touchesData = operation.selectionSet.selections.some(

@@ -1,4 +1,15 @@
-import { BREAK, type DocumentNode, type GraphQLSchema, TypeInfo, visit, visitWithTypeInfo } from "graphql";
+import {
+  BREAK,
+  type DirectiveNode,
+  type DocumentNode,
+  getDirectiveValues,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  type GraphQLSchema,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+} from "graphql";
 import { ForbiddenError } from "../domain/errors.ts";
 import { roleMay, type Coordinate } from "../domain/users/permissions.ts";
 import type { UserRole } from "../domain/users/user.repository.ts";
@@ -11,23 +22,40 @@ import type { GraphQLCaller } from "./context.ts";
  * or a fragment. API keys have no role and pass. Returns the refusal, or null.
  *
  * Every operation and fragment of the document is checked, not only the one to run: a document is the unit the
- * console sends, and a document with a forbidden field has no business in an agent's hands.
+ * console sends, and a document with a forbidden field has no business in an agent's hands. The one exception is a
+ * field or inline fragment that will not run at all, `@include(if: false)` or `@skip(if: true)` with the request's
+ * variables (the console's order page asks for webhook deliveries only when its user may read them); a bad `if`
+ * value is left to validation and execution, and counts as included here.
  */
-export function roleRefusal(schema: GraphQLSchema, document: DocumentNode, caller: GraphQLCaller | null): ForbiddenError | null {
+export function roleRefusal(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  caller: GraphQLCaller | null,
+  variables: Record<string, unknown> | null | undefined = {},
+): ForbiddenError | null {
   const role = caller?.session?.user.role;
   if (!role || role === "admin") return null;
-  const denied = firstDeniedField(schema, document, role);
+  const denied = firstDeniedField(schema, document, role, variables ?? {});
   return denied ? new ForbiddenError(role === "viewer" ? "viewer" : "agent", { field: denied }) : null;
 }
 
 /** The first `Type.field` of the document that `role` may not select, or null. */
-export function firstDeniedField(schema: GraphQLSchema, document: DocumentNode, role: UserRole): Coordinate | null {
+export function firstDeniedField(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  role: UserRole,
+  variables: Record<string, unknown> = {},
+): Coordinate | null {
   const typeInfo = new TypeInfo(schema);
   let denied: Coordinate | null = null;
   visit(
     document,
     visitWithTypeInfo(typeInfo, {
+      InlineFragment(node) {
+        if (!runs(node, variables)) return false;
+      },
       Field(node) {
+        if (!runs(node, variables)) return false;
         const name = node.name.value;
         // Introspection (__typename, __schema, __type) describes the schema, never data.
         if (name.startsWith("__")) return;
@@ -42,4 +70,16 @@ export function firstDeniedField(schema: GraphQLSchema, document: DocumentNode, 
     }),
   );
   return denied;
+}
+
+/** False only when @skip(if: true) or @include(if: false) says the selection will not run. */
+function runs(node: { readonly directives?: readonly DirectiveNode[] }, variables: Record<string, unknown>): boolean {
+  if (!node.directives?.length) return true;
+  try {
+    if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false;
+    if (getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if === false) return false;
+  } catch {
+    // A malformed `if`: validation or execution reports it.
+  }
+  return true;
 }

@@ -124,6 +124,13 @@ describe("the agent role over GraphQL HTTP", () => {
     const arabic = await agent.graphql.withHeaders({ "accept-language": "ar" }).query(`{ apiKeys { id } }`);
     expect(arabic.status).toBe(403);
     expect(arabic.body.errors![0].message).toMatch(/[\u0600-\u06FF]/);
+    // A selection that will not run (the console asks for deliveries only when its user may read them) is no refusal.
+    const conditional = `query ($id: ID!, $with: Boolean!) { order(id: $id) { id webhookDeliveries @include(if: $with) { id } } }`;
+    expect((await agent.graphql.query(conditional, { id: created.body.id, with: false })).status).toBe(200);
+    expect((await agent.graphql.query(conditional, { id: created.body.id, with: true })).status).toBe(403);
+    const skipped = `query ($id: ID!, $skip: Boolean!) { order(id: $id) { id ... on Order @skip(if: $skip) { webhookDeliveries { id } } } }`;
+    expect((await agent.graphql.query(skipped, { id: created.body.id, skip: true })).status).toBe(200);
+    expect((await agent.graphql.query(skipped, { id: created.body.id, skip: false })).status).toBe(403);
     // What an agent does read: the order with its timeline.
     const allowed = await agent.graphql.query(`query ($id: ID!) { order(id: $id) { id status timeline { kind } } }`, { id: created.body.id });
     expect(allowed.status).toBe(200);

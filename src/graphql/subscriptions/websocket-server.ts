@@ -300,7 +300,7 @@ export function startSubscriptionServer(
           return [subscriptionsOnlyError(language)];
         }
         // The console roles' rules, exactly as over HTTP (role-check.ts).
-        const refused = roleRefusal(schema, document, caller);
+        const refused = roleRefusal(schema, document, caller, payload.variables);
         if (refused) return [forbiddenError(refused, language)];
         const contextValue = createGraphQLContext(services, caller, language, { requestId: connectionId });
         onSlowSubscriber(contextValue, () => {
