@@ -15,6 +15,7 @@ const PolicyQuery = graphql(`
         end
         timeZone
       }
+      followUpAfter
     }
   }
 `);
@@ -30,6 +31,7 @@ const UpdatePolicyMutation = graphql(`
           end
           timeZone
         }
+        followUpAfter
       }
       userErrors {
         code
@@ -47,6 +49,7 @@ interface Draft {
   start: string;
   end: string;
   timeZone: string;
+  followUpAfter: string;
 }
 
 /** A userError's field path without the leading "input": "reminders.1", "quietHours.timeZone". */
@@ -71,6 +74,7 @@ export function SettingsPage() {
       start: policy.quietHours?.start ?? "22:00",
       end: policy.quietHours?.end ?? "08:00",
       timeZone: policy.quietHours?.timeZone ?? timeZone,
+      followUpAfter: policy.followUpAfter,
     });
   }, [result.data, timeZone]);
 
@@ -84,6 +88,7 @@ export function SettingsPage() {
         reminders: draft.reminders.map((r) => r.trim()).filter(Boolean),
         expireAfter: draft.expireAfter.trim() || null,
         quietHours: draft.quiet ? { start: draft.start, end: draft.end, timeZone: draft.timeZone } : null,
+        followUpAfter: draft.followUpAfter.trim() || null,
       },
     });
     const failure = mutationErrorMessage(outcome.error, t);
@@ -93,7 +98,7 @@ export function SettingsPage() {
     setSaved(userErrors.length === 0);
   };
   const errorFor = (field: string) => errors.filter((e) => e.field === field).map((e) => e.message).join("; ");
-  const shown = new Set(["reminders", "reminders.0", "reminders.1", "reminders.2", "expireAfter", "quietHours", "quietHours.start", "quietHours.end", "quietHours.timeZone"]);
+  const shown = new Set(["reminders", "reminders.0", "reminders.1", "reminders.2", "expireAfter", "quietHours", "quietHours.start", "quietHours.end", "quietHours.timeZone", "followUpAfter"]);
   const general = errors.filter((e) => !shown.has(e.field));
   const readOnly = !viewer.canWrite;
   const modeName = t(viewer.mode === "LIVE" ? "mode.live" : "mode.test");
@@ -176,6 +181,17 @@ export function SettingsPage() {
           <span className="field-error" data-field="quietHours">
             {errorFor("quietHours")}
           </span>
+        </fieldset>
+        <fieldset disabled={readOnly}>
+          <legend>{t("settings.followUpAfter")}</legend>
+          <label>
+            {t("settings.followUpAfter")}
+            <input name="followUpAfter" dir="ltr" value={draft.followUpAfter} aria-invalid={errorFor("followUpAfter") ? true : undefined} onChange={(e) => setDraft({ ...draft, followUpAfter: e.target.value })} />
+            <span className="muted small">{t("settings.followUpAfterHint")}</span>
+            <span className="field-error" data-field="followUpAfter">
+              {errorFor("followUpAfter")}
+            </span>
+          </label>
         </fieldset>
         {general.length ? (
           <p className="error" role="alert">

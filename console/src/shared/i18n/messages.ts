@@ -2,6 +2,8 @@
  * Every string the console shows, in English and Arabic. Components never hold text: they call t(key).
  * `{name}` placeholders are filled by t(key, { name }).
  */
+import { followUpAr, followUpEn } from "./follow-up-messages.ts";
+
 export const en = {
   "app.title": "Order Confirmation Console",
   "app.loading": "Loading…",
@@ -243,6 +245,7 @@ export const en = {
   "settings.timeZone": "Time zone",
   "settings.saved": "Saved.",
   "settings.readOnly": "Your role may read the policy but not change it.",
+  ...followUpEn,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -488,4 +491,5 @@ export const ar: Record<MessageKey, string> = {
   "settings.timeZone": "المنطقة الزمنية",
   "settings.saved": "تم الحفظ.",
   "settings.readOnly": "يمكن لدورك قراءة السياسة دون تغييرها.",
+  ...followUpAr,
 };
