@@ -65,7 +65,7 @@ function statsSql(interval: StatsInterval): string {
     -- merchant's team recorded from the customer's own words (SPEC §15: via phone, in_person, other) is an answer.
     CROSS JOIN LATERAL (
       SELECT o.status = 'confirmed' OR (o.status = 'canceled' AND coalesce(step.source = 'customer'
-        OR step.detail->>'via' IN ('phone', 'in_person', 'other'), true)) AS answered
+        OR coalesce(step.detail->>'via' IN ('phone', 'in_person', 'other'), false), true)) AS answered
     ) answer
     WHERE o.merchant_id = $1::uuid AND o.mode = $2::"KeyMode" AND o.send_state <> 'sending'
       AND o.created_at >= $3::timestamptz AND o.created_at < $4::timestamptz
