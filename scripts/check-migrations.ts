@@ -22,6 +22,7 @@ const HAND_WRITTEN_INDEXES = [
   'CREATE INDEX orders_search_customer_name_idx ON public.orders USING btree (merchant_id, mode, lower((customer_name)::text) text_pattern_ops)',
   `CREATE INDEX orders_search_customer_phone_idx ON public.orders USING btree (merchant_id, mode, customer_phone text_pattern_ops) WHERE (send_state <> 'sending'::"SendState")`,
   `CREATE INDEX orders_search_external_order_id_idx ON public.orders USING btree (merchant_id, mode, external_order_id text_pattern_ops) WHERE (send_state <> 'sending'::"SendState")`,
+  `CREATE INDEX orders_pending_customer_phone_idx ON public.orders USING btree (customer_phone) WHERE ((status = 'pending'::"OrderStatus") AND (send_state <> 'sending'::"SendState"))`,
   `CREATE INDEX orders_sending_created_at_idx ON public.orders USING btree (created_at) WHERE (send_state = 'sending'::"SendState")`,
   'CREATE INDEX order_events_undispatched_idx ON public.order_events USING btree (sequence) WHERE (dispatched_at IS NULL)',
 ];

@@ -4,6 +4,7 @@ import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
 import type { ConfirmationPolicyService } from "./domain/confirmation/confirmation-policy.service.ts";
 import type { ReminderService } from "./domain/confirmation/reminder.service.ts";
+import type { ConversationService } from "./domain/conversation/conversation.service.ts";
 import type { IdempotencyService } from "./domain/idempotency/idempotency.service.ts";
 import type { MerchantService } from "./domain/merchants/merchant.service.ts";
 import type { LiveOrderEvents } from "./domain/orders/live-order-events.ts";
@@ -61,4 +62,6 @@ export interface AppServices {
   sessions: SessionService;
   /** The getting-started checklist, ticked from the merchant's data (SPEC §15). */
   gettingStarted: GettingStartedService;
+  /** The orders' conversations: customers' texts, automatic replies, merchant replies (SPEC §11). */
+  conversations: ConversationService;
 }

@@ -43,6 +43,9 @@ import { UserService } from "./domain/users/user.service.ts";
 import { SessionService } from "./domain/users/session.service.ts";
 import { MemoryAttemptCounter, RedisAttemptCounter } from "./domain/users/attempt-counter.ts";
 import { abandonedSendAgeMs, startMaintenance } from "./workers/maintenance.worker.ts";
+import { ConversationRepository } from "./domain/conversation/conversation.repository.ts";
+import { ConversationService } from "./domain/conversation/conversation.service.ts";
+import { ConversationSender } from "./workers/conversation-sender.ts";
 
 /** How long app.close() lets open HTTP connections end by themselves before cutting them. */
 const HTTP_CLOSE_GRACE_MS = 3_000;
@@ -114,6 +117,16 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       sendTimeoutMs: config.whatsapp.timeoutMs * 3 + 3_000,
     },
   );
+  const conversationRepository = new ConversationRepository(database.prisma, database.pool);
+  const conversationSender = new ConversationSender({ repository: conversationRepository, providers, logger });
+  const conversations = new ConversationService({
+    repository: conversationRepository,
+    orders: orderService,
+    providers,
+    bus,
+    logger,
+    queued: () => conversationSender.wake(),
+  });
   const merchantRepository = new MerchantRepository(database.prisma);
   const userRepository = new UserRepository(database.prisma);
   const signInAttempts = redis ? new RedisAttemptCounter(redis, new MemoryAttemptCounter()) : new MemoryAttemptCounter();
@@ -131,7 +144,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     orderStats: new OrderStatsService(new OrderStatsRepository(database.pool)),
     idempotency: new IdempotencyService(database.prisma, abandonedSendAgeMs(config.whatsapp.timeoutMs)),
     phones,
-    simulator: new SimulatorService({ orders: orderService, phones, bus }),
+    simulator: new SimulatorService({ orders: orderService, phones, bus, conversations }),
     webhookEndpoints: new WebhookEndpointService(new WebhookEndpointRepository(database.prisma), {
       allowPrivateUrls: config.webhooks.allowPrivateUrls,
       dnsServers: config.webhooks.dnsServers,
@@ -158,6 +171,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       logger,
     ),
     gettingStarted: new GettingStartedService(database.pool),
+    conversations,
   };
   const graphqlSchema = createGraphQLSchema(services);
   const http = await buildHttpServer(services, config, logger, graphqlSchema);
@@ -167,6 +181,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const maintenance = startMaintenance(services, logger);
   webhookDispatcher.start();
   confirmationScheduler.start();
+  conversationSender.start();
 
   return {
     services,
@@ -177,6 +192,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       // The dispatcher winds down alongside the HTTP server: attempts under way finish or are handed back.
       const dispatcherStopped = webhookDispatcher.stop();
       const schedulerStopped = confirmationScheduler.stop();
+      const senderStopped = conversationSender.stop();
       // Connections still open after a grace period (a keep-alive socket Node does not count as idle, a client
       // that never finishes its request) are cut, so shutdown never waits on a client; handlers still running
       // are waited for below.
@@ -187,6 +203,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       await drain("shutdown", http.inFlight, 10_000, (message) => logger.warn(message));
       await dispatcherStopped;
       await schedulerStopped;
+      await senderStopped;
       await maintenance.stop();
       await liveEvents.close();
       redis?.disconnect();

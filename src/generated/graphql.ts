@@ -86,6 +86,17 @@ export type ConfirmationPolicyInput = {
   reminders?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
+/** Whether the merchant may write to the customer now: WhatsApp delivers free-form messages only within 24 hours of the customer's last message. */
+export type ConversationWindow = {
+  __typename?: 'ConversationWindow';
+  /** When the window closes (or closed); null when the customer never wrote. */
+  closesAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The customer's last message about this order; null when there is none. */
+  lastCustomerMessageAt?: Maybe<Scalars['DateTime']['output']>;
+  /** True while the customer wrote about this order (text or tap) in the last 24 hours. */
+  open: Scalars['Boolean']['output'];
+};
+
 /** How exact a count is. */
 export type CountPrecision =
   /** A lower bound: at least this many (counting stopped there). */
@@ -257,6 +268,37 @@ export type Merchant = {
   name: Scalars['String']['output'];
 };
 
+/** Who a message went to: INBOUND from the customer, OUTBOUND to the customer. */
+export type MessageDirection =
+  | 'INBOUND'
+  | 'OUTBOUND';
+
+/** What a message is. */
+export type MessageKind =
+  /** The service's interactive reply-buttons message (Approve / Cancel). */
+  | 'BUTTONS'
+  /** The confirmation template with its buttons. */
+  | 'CONFIRMATION'
+  /** The service's interactive list asking which of several pending orders the customer means. */
+  | 'LIST'
+  /** A reminder template (same buttons). */
+  | 'REMINDER'
+  /** A text message sent by SMS. */
+  | 'SMS'
+  /** An inbound button tap or list choice; its text is the button's or row's title. */
+  | 'TAP'
+  /** Free text: the customer's words or a merchant's reply. */
+  | 'TEXT';
+
+/** Who wrote a message. */
+export type MessageSender =
+  /** The customer (texts, taps, list choices). */
+  | 'CUSTOMER'
+  /** The merchant (replies through REST, GraphQL or the console). */
+  | 'MERCHANT'
+  /** The service (the confirmation, reminders, automatic reply buttons, the "which order?" list). */
+  | 'SERVICE';
+
 /** The root of every change. */
 export type Mutation = {
   __typename?: 'Mutation';
@@ -300,6 +342,8 @@ export type Mutation = {
   revokeApiKey: RevokeApiKeyPayload;
   /** Issues a new signing secret (in the payload, once); the old one keeps signing alongside it for 24 h. */
   rotateWebhookEndpointSecret: RotateWebhookEndpointSecretPayload;
+  /** Replies to the customer of an order (WhatsApp; test mode: the simulator), allowed while the customer's 24-hour window is open. Viewers cannot. */
+  sendOrderMessage: SendOrderMessagePayload;
   /** Replaces the caller's confirmation policy; it applies to orders created afterwards. */
   updateConfirmationPolicy: UpdateConfirmationPolicyPayload;
   /** Changes a webhook endpoint's URL, events, description or enabled flag. */
@@ -365,6 +409,13 @@ export type MutationRotateWebhookEndpointSecretArgs = {
 
 
 /** The root of every change. */
+export type MutationSendOrderMessageArgs = {
+  orderId: Scalars['ID']['input'];
+  text: Scalars['String']['input'];
+};
+
+
+/** The root of every change. */
 export type MutationUpdateConfirmationPolicyArgs = {
   input: ConfirmationPolicyInput;
 };
@@ -379,6 +430,8 @@ export type MutationUpdateWebhookEndpointArgs = {
 /** An order and the state of its WhatsApp confirmation: the same data as the REST order and the webhook payload. */
 export type Order = {
   __typename?: 'Order';
+  /** Whether a merchant reply can be sent now, and until when. */
+  conversationWindow: ConversationWindow;
   /** When the order was accepted for sending (or stored failed). */
   createdAt: Scalars['DateTime']['output'];
   /** ISO 4217 code, upper-case. */
@@ -403,6 +456,8 @@ export type Order = {
   id: Scalars['ID']['output'];
   /** The order's lines, in the order they were sent. */
   items: Array<OrderItem>;
+  /** The conversation: every message sent and received about this order, oldest first (the newest 200). */
+  messages: Array<OrderMessage>;
   /** Shipping cost, exactly as sent. */
   shippingCost: Scalars['Float']['output'];
   /** Where the order is in its life. */
@@ -467,6 +522,8 @@ export type OrderFilter = {
    * null: no condition. Newest first like every list; the current policy's followUpAfter applies.
    */
   needsFollowUp?: InputMaybe<Scalars['Boolean']['input']>;
+  /** true: orders whose customer's latest message is an unclear text with no merchant message after it (automatic replies do not count); false: the others. */
+  needsReply?: InputMaybe<Scalars['Boolean']['input']>;
   /**
    * Prefix search (1–100 characters): orders whose externalOrderId or customerPhone starts with this text, or whose
    * customerName starts with it ignoring case. `%` and `_` are plain characters; a leading `+` is ignored for the
@@ -506,6 +563,36 @@ export type OrderItemInput = {
   unitPrice: Scalars['Float']['input'];
   /** Variant description, e.g. a size (up to 200 characters). */
   variantName?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** One message of an order's conversation. */
+export type OrderMessage = {
+  __typename?: 'OrderMessage';
+  /** When it was sent or received. */
+  at: Scalars['DateTime']['output'];
+  /** INBOUND from the customer, OUTBOUND to the customer. */
+  direction: MessageDirection;
+  /** Assigned by the service (the confirmation's is the order's id). */
+  id: Scalars['ID']['output'];
+  /** What it is. */
+  kind: MessageKind;
+  /** Who wrote it. */
+  sender: MessageSender;
+  /** Outbound: sent, delivered, read or failed (null while it is being sent). Inbound: null. */
+  status?: Maybe<Scalars['String']['output']>;
+  /** What the customer saw or wrote (a tap: its title). */
+  text?: Maybe<Scalars['String']['output']>;
+};
+
+/** A customer's message that needs a person: an unclear text, or any text on an order that is no longer pending. */
+export type OrderMessageEvent = {
+  __typename?: 'OrderMessageEvent';
+  /** The customer's message. */
+  message: OrderMessage;
+  /** The order as it is now. */
+  order: Order;
+  /** When it was received. */
+  timestamp: Scalars['DateTime']['output'];
 };
 
 /** Dashboard figures of the caller's orders created in [from, to) (the REST OrderStats JSON, enums upper-case). */
@@ -755,6 +842,15 @@ export type RotateWebhookEndpointSecretPayload = {
   userErrors: Array<UserError>;
 };
 
+/** The result of sendOrderMessage. */
+export type SendOrderMessagePayload = {
+  __typename?: 'SendOrderMessagePayload';
+  /** The message as stored, with its delivery status (failed when the provider refused it); null on a userError. */
+  message?: Maybe<OrderMessage>;
+  /** Empty on success. CONVERSATION_CLOSED: the customer has not written in the last 24 hours (nothing was sent); NOT_FOUND; VALIDATION_ERROR; RATE_LIMITED (more than 20 replies to one order in an hour). */
+  userErrors: Array<UserError>;
+};
+
 /** The size of orderStats buckets. */
 export type StatsInterval =
   /** Local calendar days of the time zone. */
@@ -765,8 +861,16 @@ export type StatsInterval =
 /** Live updates over the graphql-transport-ws websocket at /graphql. */
 export type Subscription = {
   __typename?: 'Subscription';
+  /** Customers' messages that need a person (the webhook event order.customer_message), of the caller's orders or of one order. */
+  orderMessageReceived: OrderMessageEvent;
   /** Events of the caller's orders (merchant and mode), or of one order when orderId is given. */
   orderStatusChanged: OrderStatusEvent;
+};
+
+
+/** Live updates over the graphql-transport-ws websocket at /graphql. */
+export type SubscriptionOrderMessageReceivedArgs = {
+  orderId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 
@@ -1030,6 +1134,7 @@ export type ResolversTypes = {
   CancelOrderPayload: ResolverTypeWrapper<Omit<CancelOrderPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
   ConfirmationPolicy: ResolverTypeWrapper<ConfirmationPolicy>;
   ConfirmationPolicyInput: ConfirmationPolicyInput;
+  ConversationWindow: ResolverTypeWrapper<ConversationWindow>;
   CountPrecision: CountPrecision;
   CreateApiKeyPayload: ResolverTypeWrapper<CreateApiKeyPayload>;
   CreateOrderInput: CreateOrderInput;
@@ -1051,6 +1156,9 @@ export type ResolversTypes = {
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   KeyMode: KeyMode;
   Merchant: ResolverTypeWrapper<Merchant>;
+  MessageDirection: MessageDirection;
+  MessageKind: MessageKind;
+  MessageSender: MessageSender;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Order: ResolverTypeWrapper<OrderSource>;
   OrderConnection: ResolverTypeWrapper<OrderConnectionSource>;
@@ -1058,6 +1166,8 @@ export type ResolversTypes = {
   OrderFilter: OrderFilter;
   OrderItem: ResolverTypeWrapper<OrderItem>;
   OrderItemInput: OrderItemInput;
+  OrderMessage: ResolverTypeWrapper<OrderMessage>;
+  OrderMessageEvent: ResolverTypeWrapper<Omit<OrderMessageEvent, 'order'> & { order: ResolversTypes['Order'] }>;
   OrderStats: ResolverTypeWrapper<OrderStats>;
   OrderStatsBucket: ResolverTypeWrapper<OrderStatsBucket>;
   OrderStatsFigures: ResolverTypeWrapper<OrderStatsFigures>;
@@ -1072,6 +1182,7 @@ export type ResolversTypes = {
   RetryWebhookDeliveryPayload: ResolverTypeWrapper<RetryWebhookDeliveryPayload>;
   RevokeApiKeyPayload: ResolverTypeWrapper<RevokeApiKeyPayload>;
   RotateWebhookEndpointSecretPayload: ResolverTypeWrapper<RotateWebhookEndpointSecretPayload>;
+  SendOrderMessagePayload: ResolverTypeWrapper<SendOrderMessagePayload>;
   StatsInterval: StatsInterval;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -1098,6 +1209,7 @@ export type ResolversParentTypes = {
   CancelOrderPayload: Omit<CancelOrderPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
   ConfirmationPolicy: ConfirmationPolicy;
   ConfirmationPolicyInput: ConfirmationPolicyInput;
+  ConversationWindow: ConversationWindow;
   CreateApiKeyPayload: CreateApiKeyPayload;
   CreateOrderInput: CreateOrderInput;
   CreateOrderPayload: Omit<CreateOrderPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
@@ -1120,6 +1232,8 @@ export type ResolversParentTypes = {
   OrderFilter: OrderFilter;
   OrderItem: OrderItem;
   OrderItemInput: OrderItemInput;
+  OrderMessage: OrderMessage;
+  OrderMessageEvent: Omit<OrderMessageEvent, 'order'> & { order: ResolversParentTypes['Order'] };
   OrderStats: OrderStats;
   OrderStatsBucket: OrderStatsBucket;
   OrderStatsFigures: OrderStatsFigures;
@@ -1133,6 +1247,7 @@ export type ResolversParentTypes = {
   RetryWebhookDeliveryPayload: RetryWebhookDeliveryPayload;
   RevokeApiKeyPayload: RevokeApiKeyPayload;
   RotateWebhookEndpointSecretPayload: RotateWebhookEndpointSecretPayload;
+  SendOrderMessagePayload: SendOrderMessagePayload;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   UpdateConfirmationPolicyPayload: UpdateConfirmationPolicyPayload;
@@ -1168,6 +1283,12 @@ export type ConfirmationPolicyResolvers<ContextType = GraphQLContext, ParentType
   followUpAfter?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   quietHours?: Resolver<Maybe<ResolversTypes['QuietHours']>, ParentType, ContextType>;
   reminders?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ConversationWindowResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConversationWindow'] = ResolversParentTypes['ConversationWindow']> = {
+  closesAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  lastCustomerMessageAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  open?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type CreateApiKeyPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateApiKeyPayload'] = ResolversParentTypes['CreateApiKeyPayload']> = {
@@ -1231,11 +1352,13 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   retryWebhookDelivery?: Resolver<ResolversTypes['RetryWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRetryWebhookDeliveryArgs, 'id'>>;
   revokeApiKey?: Resolver<ResolversTypes['RevokeApiKeyPayload'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   rotateWebhookEndpointSecret?: Resolver<ResolversTypes['RotateWebhookEndpointSecretPayload'], ParentType, ContextType, RequireFields<MutationRotateWebhookEndpointSecretArgs, 'id'>>;
+  sendOrderMessage?: Resolver<ResolversTypes['SendOrderMessagePayload'], ParentType, ContextType, RequireFields<MutationSendOrderMessageArgs, 'orderId' | 'text'>>;
   updateConfirmationPolicy?: Resolver<ResolversTypes['UpdateConfirmationPolicyPayload'], ParentType, ContextType, RequireFields<MutationUpdateConfirmationPolicyArgs, 'input'>>;
   updateWebhookEndpoint?: Resolver<ResolversTypes['UpdateWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationUpdateWebhookEndpointArgs, 'id' | 'input'>>;
 };
 
 export type OrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Order'] = ResolversParentTypes['Order']> = {
+  conversationWindow?: Resolver<ResolversTypes['ConversationWindow'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   customerAction?: Resolver<Maybe<ResolversTypes['CustomerAction']>, ParentType, ContextType>;
@@ -1248,6 +1371,7 @@ export type OrderResolvers<ContextType = GraphQLContext, ParentType extends Reso
   failureReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   items?: Resolver<Array<ResolversTypes['OrderItem']>, ParentType, ContextType>;
+  messages?: Resolver<Array<ResolversTypes['OrderMessage']>, ParentType, ContextType>;
   shippingCost?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['OrderStatus'], ParentType, ContextType>;
   subtotal?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
@@ -1276,6 +1400,22 @@ export type OrderItemResolvers<ContextType = GraphQLContext, ParentType extends 
   totalPrice?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   unitPrice?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   variantName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type OrderMessageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderMessage'] = ResolversParentTypes['OrderMessage']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  direction?: Resolver<ResolversTypes['MessageDirection'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['MessageKind'], ParentType, ContextType>;
+  sender?: Resolver<ResolversTypes['MessageSender'], ParentType, ContextType>;
+  status?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  text?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type OrderMessageEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderMessageEvent'] = ResolversParentTypes['OrderMessageEvent']> = {
+  message?: Resolver<ResolversTypes['OrderMessage'], ParentType, ContextType>;
+  order?: Resolver<ResolversTypes['Order'], ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
 export type OrderStatsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderStats'] = ResolversParentTypes['OrderStats']> = {
@@ -1377,7 +1517,13 @@ export type RotateWebhookEndpointSecretPayloadResolvers<ContextType = GraphQLCon
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
+export type SendOrderMessagePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SendOrderMessagePayload'] = ResolversParentTypes['SendOrderMessagePayload']> = {
+  message?: Resolver<Maybe<ResolversTypes['OrderMessage']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  orderMessageReceived?: SubscriptionResolver<ResolversTypes['OrderMessageEvent'], "orderMessageReceived", ParentType, ContextType, Partial<SubscriptionOrderMessageReceivedArgs>>;
   orderStatusChanged?: SubscriptionResolver<ResolversTypes['OrderStatusEvent'], "orderStatusChanged", ParentType, ContextType, Partial<SubscriptionOrderStatusChangedArgs>>;
 };
 
@@ -1454,6 +1600,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ApiKey?: ApiKeyResolvers<ContextType>;
   CancelOrderPayload?: CancelOrderPayloadResolvers<ContextType>;
   ConfirmationPolicy?: ConfirmationPolicyResolvers<ContextType>;
+  ConversationWindow?: ConversationWindowResolvers<ContextType>;
   CreateApiKeyPayload?: CreateApiKeyPayloadResolvers<ContextType>;
   CreateOrderPayload?: CreateOrderPayloadResolvers<ContextType>;
   CreateWebhookEndpointPayload?: CreateWebhookEndpointPayloadResolvers<ContextType>;
@@ -1469,6 +1616,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   OrderConnection?: OrderConnectionResolvers<ContextType>;
   OrderEdge?: OrderEdgeResolvers<ContextType>;
   OrderItem?: OrderItemResolvers<ContextType>;
+  OrderMessage?: OrderMessageResolvers<ContextType>;
+  OrderMessageEvent?: OrderMessageEventResolvers<ContextType>;
   OrderStats?: OrderStatsResolvers<ContextType>;
   OrderStatsBucket?: OrderStatsBucketResolvers<ContextType>;
   OrderStatsFigures?: OrderStatsFiguresResolvers<ContextType>;
@@ -1481,6 +1630,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   RetryWebhookDeliveryPayload?: RetryWebhookDeliveryPayloadResolvers<ContextType>;
   RevokeApiKeyPayload?: RevokeApiKeyPayloadResolvers<ContextType>;
   RotateWebhookEndpointSecretPayload?: RotateWebhookEndpointSecretPayloadResolvers<ContextType>;
+  SendOrderMessagePayload?: SendOrderMessagePayloadResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   UpdateConfirmationPolicyPayload?: UpdateConfirmationPolicyPayloadResolvers<ContextType>;
   UpdateWebhookEndpointPayload?: UpdateWebhookEndpointPayloadResolvers<ContextType>;

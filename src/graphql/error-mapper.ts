@@ -1,3 +1,4 @@
+import { ConversationClosedError, ReplyRateLimitedError } from "../domain/conversation/conversation-errors.ts";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { ApolloServerErrorCode, unwrapResolverError } from "@apollo/server/errors";
 import {
@@ -102,6 +103,10 @@ export function toUserErrors(error: unknown, language: Language, inputRoot: read
   }
   if (error instanceof OrderNotPendingError) {
     return [userError(translate("error.ORDER_NOT_PENDING", language, { status: error.status }), ["id"])];
+  }
+  if (error instanceof ConversationClosedError) return [userError(translate("error.CONVERSATION_CLOSED", language), ["orderId"])];
+  if (error instanceof ReplyRateLimitedError) {
+    return [userError(translate("error.RATE_LIMITED", language, { seconds: error.retryAfterSeconds }))];
   }
   return null;
 }

@@ -46,7 +46,7 @@ export function toGraphQLOrder(view: OrderView): OrderSource {
 }
 
 /** An Order as resolvers return it: every field but those with resolvers of their own (timeline). */
-export type OrderSource = Omit<Order, "timeline">;
+export type OrderSource = Omit<Order, "timeline" | "messages" | "conversationWindow">;
 
 /** `PENDING` → `pending`: GraphQL's enum value as the domain's status. */
 export function toDomainStatus(status: OrderStatus): DomainStatus {

@@ -10,6 +10,7 @@ import { viewerResolvers } from "./resolvers/viewer.resolvers.ts";
 import { webhookResolvers } from "./resolvers/webhook.resolvers.ts";
 import { statsResolvers } from "./resolvers/stats.resolvers.ts";
 import { followUpResolvers } from "./resolvers/follow-up.resolvers.ts";
+import { conversationResolvers } from "./resolvers/conversation.resolvers.ts";
 import { DateTimeScalar, JSONScalar } from "./scalars.ts";
 import { subscriptionResolvers } from "./subscriptions/subscription.resolvers.ts";
 
@@ -25,16 +26,17 @@ export function createGraphQLSchema(services: AppServices): GraphQLSchema {
   const apiKeys = apiKeyResolvers(services);
   const webhooks = webhookResolvers(services);
   const stats = statsResolvers(services);
-  // The follow-up desk (SPEC §15).
+  // The follow-up desk (SPEC §15) and the conversation (SPEC §11).
   const followUp = followUpResolvers(services);
+  const conversation = conversationResolvers(services);
   const resolvers: Resolvers = {
     DateTime: DateTimeScalar,
     JSON: JSONScalar,
     Query: { ...orders.Query, ...confirmation.Query, ...viewer.Query, ...apiKeys.Query, ...webhooks.Query, ...stats.Query, ...followUp.Query },
-    Mutation: { ...orders.Mutation, ...confirmation.Mutation, ...apiKeys.Mutation, ...webhooks.Mutation, ...followUp.Mutation },
-    Order: { ...confirmation.Order, ...webhooks.Order },
+    Mutation: { ...orders.Mutation, ...confirmation.Mutation, ...apiKeys.Mutation, ...webhooks.Mutation, ...followUp.Mutation, ...conversation.Mutation },
+    Order: { ...confirmation.Order, ...webhooks.Order, ...conversation.Order },
     OrderConnection: orders.OrderConnection,
-    Subscription: subscriptionResolvers(services),
+    Subscription: { ...subscriptionResolvers(services), ...conversation.Subscription },
   };
   return makeExecutableSchema({ typeDefs: SCHEMA_SDL, resolvers });
 }

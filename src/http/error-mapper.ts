@@ -15,6 +15,7 @@ import {
   WebhookEndpointLimitError,
   type FieldProblem,
 } from "../domain/errors.ts";
+import { ConversationClosedError, ReplyRateLimitedError } from "../domain/conversation/conversation-errors.ts";
 import { LIST_SEPARATOR, translate, type Language } from "../i18n/messages.ts";
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from "../db/unavailable.ts";
 
@@ -125,7 +126,10 @@ function mapDomainError(error: DomainError, language: Language): HttpErrorRespon
   if (error instanceof UnauthorizedError) {
     return { statusCode: 401, body: family("UNAUTHORIZED", translate(`error.UNAUTHORIZED.${error.reason}`, language)) };
   }
-  if (error instanceof SignInThrottledError) {
+  if (error instanceof ConversationClosedError) {
+    return { statusCode: 409, body: family(error.code, translate("error.CONVERSATION_CLOSED", language)) };
+  }
+  if (error instanceof SignInThrottledError || error instanceof ReplyRateLimitedError) {
     return {
       statusCode: 429,
       body: family("RATE_LIMITED", translate("error.RATE_LIMITED", language, { seconds: error.retryAfterSeconds })),

@@ -1,3 +1,4 @@
+import { conversationRoutes } from "./routes/conversation.routes.ts";
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
@@ -183,6 +184,7 @@ export async function buildHttpServer(
 
   await app.register(operationalRoutes(services));
   await app.register(orderRoutes(services), { prefix: "/api/v1" });
+  await app.register(conversationRoutes(services), { prefix: "/api/v1" });
   await app.register(webhookEndpointRoutes(services), { prefix: "/api/v1" });
   await app.register(confirmationPolicyRoutes(services), { prefix: "/api/v1" });
   await app.register(webhookDeliveryRoutes(services), { prefix: "/api/v1" });

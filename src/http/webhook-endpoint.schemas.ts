@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ORDER_EVENT_NAMES } from "../domain/orders/order-state.ts";
+import { SUBSCRIBABLE_EVENT_NAMES } from "../domain/orders/order-state.ts";
 
 /** Response schemas of the webhook-endpoint routes (the request schemas live with the domain). */
 export const webhookEndpointSchema = z
@@ -7,7 +7,7 @@ export const webhookEndpointSchema = z
     id: z.string(),
     url: z.string(),
     description: z.string().nullable(),
-    events: z.array(z.enum(ORDER_EVENT_NAMES)),
+    events: z.array(z.enum(SUBSCRIBABLE_EVENT_NAMES)),
     enabled: z.boolean(),
     disabledReason: z.string().nullable().meta({ description: "Why the service disabled it (e.g. 410 Gone); null otherwise" }),
     previousSecretExpiresAt: z

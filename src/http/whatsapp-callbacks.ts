@@ -8,6 +8,9 @@ import { isInt4, isStorableText, storableText } from "../domain/storable.ts";
 import type { ProviderEventKey, TransitionResult } from "../domain/orders/order.repository.ts";
 import type { ReminderService } from "../domain/confirmation/reminder.service.ts";
 import type { SentReminder } from "../domain/confirmation/order-task.repository.ts";
+import type { ConversationService } from "../domain/conversation/conversation.service.ts";
+import { MAX_TEXT_LENGTH } from "../domain/conversation/conversation.service.ts";
+import type { ConversationOrder, KnownMessage } from "../domain/conversation/conversation.repository.ts";
 
 /**
  * Meta's WhatsApp callbacks (SPEC §5.3): signature check, and the translation of `statuses[]` and button
@@ -48,6 +51,26 @@ export type CallbackItem =
       /** The wamid of the message the customer answered (our confirmation), and the button's label. */
       contextId: string | null;
       label: string | null;
+    }
+  | {
+      /** A customer's own words (SPEC §11). */
+      kind: "text";
+      key: string;
+      messageId: string;
+      /** The customer's WhatsApp id: digits with the country code, as orders store customerPhone. */
+      from: string | null;
+      text: string;
+      /** The wamid of our message the customer replied to, when the customer quoted one. */
+      contextId: string | null;
+    }
+  | {
+      /** A row chosen from our "which order?" list (`ORDER:<id>`). */
+      kind: "choice";
+      key: string;
+      messageId: string;
+      from: string | null;
+      orderId: string | null;
+      title: string | null;
     }
   | { kind: "ignored"; reason: string; id: string | null };
 
@@ -140,6 +163,26 @@ function messageItem(message: Json): CallbackItem {
   const context = isObject(message.context) ? message.context : {};
   let payload: string | null = null;
   let label: string | null = null;
+  const from = typeof message.from === "string" && /^\d{1,15}$/.test(message.from) ? message.from : null;
+  if (type === "text" && isObject(message.text) && typeof message.text.body === "string") {
+    // Stored as far as it fits (WhatsApp's own limit is 4,096 characters), cleaned of what the database refuses.
+    const body = storableText(message.text.body).slice(0, MAX_TEXT_LENGTH);
+    if (!body.trim()) return { kind: "ignored", reason: "empty text", id };
+    return { kind: "text", key: `message:${id}`, messageId: id, from, text: body, contextId: idText(context.id) };
+  }
+  if (type === "interactive" && isObject(message.interactive) && message.interactive.type === "list_reply") {
+    const reply = isObject(message.interactive.list_reply) ? message.interactive.list_reply : {};
+    const match = /^ORDER:([0-9a-fA-F-]{36})$/.exec(text(reply.id) ?? "");
+    const title = text(reply.title);
+    return {
+      kind: "choice",
+      key: `message:${id}`,
+      messageId: id,
+      from,
+      orderId: match ? match[1].toLowerCase() : null,
+      title: title ? storableText(title).slice(0, 200) : null,
+    };
+  }
   if (type === "button" && isObject(message.button)) {
     payload = text(message.button.payload);
     label = text(message.button.text);
@@ -209,15 +252,31 @@ export async function applyCallback(
   orders: OrderService,
   reminders: ReminderService,
   logger: CallbackLogger,
+  conversations: ConversationService | null = null,
 ): Promise<CallbackOutcome[]> {
   const items = callbackItems(body);
   const wamids = items.flatMap((item) =>
-    item.kind === "status" ? [item.wamid] : item.kind === "tap" && item.contextId ? [item.contextId] : [],
+    item.kind === "status"
+      ? [item.wamid]
+      : (item.kind === "tap" || item.kind === "text") && item.contextId
+        ? [item.contextId]
+        : [],
   );
   const orderOf = await orders.orderIdsForProviderMessages(wamids);
   // Messages that are not a first message may be reminders (one query for the rest).
   const reminderOf = await reminders.findByProviderMessages(wamids.filter((wamid) => !orderOf.has(wamid)));
-  const messages: SentMessages = { orderOf, reminderOf };
+  // The rest may be messages of a conversation (automatic replies, lists, merchant replies): one query.
+  const conversationOf = conversations
+    ? await conversations.findProviderMessages(wamids.filter((wamid) => !orderOf.has(wamid) && !reminderOf.has(wamid)))
+    : new Map<string, KnownMessage>();
+  // Texts that quote none of our messages go to the phone's one pending order: every phone in one query.
+  const phones = items.flatMap((item) => {
+    if (item.kind !== "text" || !item.from) return [];
+    const quoted = item.contextId ? answeredOrder(item.contextId, { orderOf, reminderOf, conversationOf }) : null;
+    return quoted ? [] : [item.from];
+  });
+  const pendingOf = conversations && phones.length ? await conversations.pendingOrdersOfPhones(phones) : new Map<string, ConversationOrder[]>();
+  const messages: SentMessages = { orderOf, reminderOf, conversationOf, pendingOf, conversations };
   const outcomes: CallbackOutcome[] = [];
   let statuses: StatusItem[] = [];
   const applyStatuses = async () => {
@@ -252,10 +311,30 @@ export async function applyCallback(
 
 type StatusItem = Extract<CallbackItem, { kind: "status" }>;
 
-/** What the batch's wamids are: first messages (their orders) and reminders. */
+/** What the batch's wamids are: first messages (their orders), reminders and conversation messages. */
 interface SentMessages {
   orderOf: Map<string, string>;
   reminderOf: Map<string, SentReminder>;
+  conversationOf: Map<string, KnownMessage>;
+  /** The pending live orders of the phones that wrote without quoting one of our messages (newest first). */
+  pendingOf: Map<string, ConversationOrder[]>;
+  conversations: ConversationService | null;
+}
+
+/** The order a quoted message belongs to: the first message, a reminder, or a conversation message of one order. */
+function answeredOrder(contextId: string, sent: Pick<SentMessages, "orderOf" | "reminderOf" | "conversationOf">): string | null {
+  const known = sent.conversationOf.get(contextId);
+  return sent.orderOf.get(contextId) ?? sent.reminderOf.get(contextId)?.orderId ?? (known?.orderIds.length === 1 ? known.orderIds[0] : null);
+}
+
+/** Statuses of conversation messages, applied set-based by the conversation service. */
+async function applyConversationStatuses(items: StatusItem[], sent: SentMessages): Promise<CallbackOutcome[]> {
+  const orderOf = new Map(items.map((item) => [item.wamid, sent.conversationOf.get(item.wamid)!.orderIds[0]]));
+  const results = await sent.conversations!.applyMessageStatuses(
+    items.map((item) => ({ providerMessageId: item.wamid, status: item.status, failure: item.failure, providerEvent: { provider: PROVIDER, key: item.key } })),
+    orderOf,
+  );
+  return items.map((item, index) => ({ item: item.kind, id: item.wamid, orderId: orderOf.get(item.wamid) ?? null, outcome: results[index] }));
 }
 
 /**
@@ -266,11 +345,19 @@ async function applyStatusRun(
   items: StatusItem[],
   orders: OrderService,
   reminders: ReminderService,
-  { orderOf, reminderOf }: SentMessages,
+  sent: SentMessages,
 ): Promise<CallbackOutcome[]> {
+  const { orderOf, reminderOf, conversationOf } = sent;
   const outcomes: (CallbackOutcome | null)[] = [];
   const reports: { index: number; orderId: string; item: StatusItem }[] = [];
+  // Statuses of conversation messages (automatic replies, lists, merchant replies): never an order's delivery report.
+  const conversational: { index: number; item: StatusItem }[] = [];
   for (const [index, item] of items.entries()) {
+    if (!orderOf.has(item.wamid) && !reminderOf.has(item.wamid) && conversationOf.has(item.wamid)) {
+      conversational.push({ index, item });
+      outcomes.push(null);
+      continue;
+    }
     const orderId = orderOf.get(item.wamid);
     const reminder = orderId ? undefined : reminderOf.get(item.wamid);
     if (reminder) {
@@ -298,24 +385,54 @@ async function applyStatusRun(
   reports.forEach(({ index, orderId, item }, n) => {
     outcomes[index] = { item: item.kind, id: item.wamid, orderId, outcome: results[n] };
   });
+  if (conversational.length) {
+    const applied = await applyConversationStatuses(conversational.map(({ item }) => item), sent);
+    conversational.forEach(({ index }, n) => (outcomes[index] = applied[n]));
+  }
   return outcomes as CallbackOutcome[];
 }
 
-/** An inbound message: ignored, or a tap applied on its own (customers tap one at a time). */
-async function applyItem(item: Exclude<CallbackItem, StatusItem>, orders: OrderService, { orderOf, reminderOf }: SentMessages): Promise<CallbackOutcome> {
+/** An inbound message: ignored, or a tap, text or choice applied on its own (each is one customer's action). */
+async function applyItem(item: Exclude<CallbackItem, StatusItem>, orders: OrderService, sent: SentMessages): Promise<CallbackOutcome> {
   const once = (key: string): ProviderEventKey => ({ provider: PROVIDER, key });
+  const { conversations } = sent;
   switch (item.kind) {
     case "ignored":
       return { item: item.kind, id: item.id, orderId: null, outcome: "ignored" };
     case "tap": {
-      // The answered message: the first message or one of its reminders (same buttons, same order).
-      const answered = item.contextId ? (orderOf.get(item.contextId) ?? reminderOf.get(item.contextId)?.orderId ?? null) : null;
+      // The answered message: the first message, one of its reminders (same buttons, same order), or our
+      // automatic reply buttons.
+      const answered = item.contextId ? answeredOrder(item.contextId, sent) : null;
       const orderId = item.payload?.orderId ?? answered;
       const action = item.payload?.action ?? actionOfLabel(item.label);
       if (!orderId || !action) return { item: item.kind, id: item.messageId, orderId, outcome: "not_found" };
       // No scope: a tap on an order that is no longer pending is ignored ("rejected" changes nothing).
-      const result = await orders.applyCustomerAction(orderId, action, null, once(item.key));
+      const recorded = conversations?.tapRecorder(item.label ?? null);
+      const result = await orders.applyCustomerAction(orderId, action, null, once(item.key), "whatsapp", recorded);
+      if (result.outcome !== "not_found" && result.outcome !== "duplicate" && result.outcome !== "sending") conversations?.markRead("live", item.messageId);
       return { item: item.kind, id: item.messageId, orderId, outcome: result.outcome };
+    }
+    case "text": {
+      if (!conversations) return { item: item.kind, id: item.messageId, orderId: null, outcome: "ignored" };
+      const quoted = item.contextId ? answeredOrder(item.contextId, sent) : null;
+      const pending = quoted || !item.from ? [] : (sent.pendingOf.get(item.from) ?? []);
+      if (!quoted && pending.length > 1) {
+        // Several pending orders: the customer is asked which one; the text belongs to none of them.
+        const outcome = await conversations.offerList(pending, item.messageId, once(item.key));
+        return { item: item.kind, id: item.messageId, orderId: null, outcome };
+      }
+      const orderId = quoted ?? pending[0]?.id ?? null;
+      // No order: nothing is stored, no merchant sees it.
+      if (!orderId) return { item: item.kind, id: item.messageId, orderId: null, outcome: "not_found" };
+      const result = await conversations.receiveText(orderId, { text: item.text, providerMessageId: item.messageId, providerEvent: once(item.key), via: "whatsapp" });
+      if (result.outcome === "applied" || result.outcome === "unchanged" || result.outcome === "rejected") conversations.markRead("live", item.messageId);
+      return { item: item.kind, id: item.messageId, orderId, outcome: result.outcome };
+    }
+    case "choice": {
+      if (!conversations || !item.orderId || !item.from) return { item: item.kind, id: item.messageId, orderId: item.orderId, outcome: "not_found" };
+      const result = await conversations.receiveChoice(item.orderId, item.from, item.title, item.messageId, once(item.key));
+      if (result.outcome === "unchanged") conversations.markRead("live", item.messageId);
+      return { item: item.kind, id: item.messageId, orderId: item.orderId, outcome: result.outcome };
     }
   }
 }

@@ -83,6 +83,10 @@ const catalog: Record<string, Record<Language, Template>> = {
     en: (p) => `The order is ${p.status} and is no longer pending`,
     ar: (p) => `حالة الطلب ${p.status} ولم يعد قيد الانتظار`,
   },
+  "error.CONVERSATION_CLOSED": {
+    en: "The customer's 24-hour window is closed: WhatsApp only delivers a reply within 24 hours of the customer's last message",
+    ar: "انتهت نافذة الـ24 ساعة: لا يوصل واتساب الرد إلا خلال 24 ساعة من آخر رسالة من العميل",
+  },
   "error.IDEMPOTENCY_KEY_REUSED": {
     en: "This Idempotency-Key was already used with a different request",
     ar: "تم استخدام مفتاح Idempotency-Key هذا مسبقًا مع طلب مختلف",
@@ -219,6 +223,8 @@ const catalog: Record<string, Record<Language, Template>> = {
     en: "must be later than the last reminder",
     ar: "يجب أن يكون بعد آخر تذكير",
   },
+  "field.format.blank": { en: "must not be only spaces", ar: "يجب ألا يكون مسافات فقط" },
+  "field.format.text": { en: "contains characters that cannot be stored", ar: "يحتوي على أحرف لا يمكن حفظها" },
   "field.format.clock_time": { en: "must be a 24-hour time such as 22:00", ar: "يجب أن يكون وقتًا بنظام 24 ساعة مثل 22:00" },
   "field.format.time_zone": {
     en: "must be an IANA time zone such as Africa/Cairo",

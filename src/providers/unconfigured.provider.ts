@@ -10,4 +10,10 @@ export class UnconfiguredProvider implements MessagingProvider {
       detail: "WhatsApp is not configured: set WHATSAPP_PHONE_NUMBER_ID, WHATSAPP_ACCESS_TOKEN and WHATSAPP_APP_SECRET",
     };
   }
+
+  async sendConversationMessage(): Promise<SendResult> {
+    return this.sendOrderConfirmation();
+  }
+
+  async markRead(): Promise<void> {}
 }

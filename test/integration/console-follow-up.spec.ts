@@ -15,7 +15,7 @@ import { startTestServer, type TestMerchant, type TestServer } from "../support/
  * download, Arabic intact). English and Arabic, desktop and phone widths, by keyboard; screenshots in
  * test-artifacts/console/.
  */
-vi.setConfig({ testTimeout: 120_000 });
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
 const AGENT = { email: "agent@desk-shop.example", password: "agent password 12345" };
 const ADMIN = { email: "owner@desk-shop.example", password: "owner password 12345" };

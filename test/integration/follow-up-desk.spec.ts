@@ -11,7 +11,7 @@ import { startTestServer, type TestMerchant, type TestServer } from "../support/
  * customer's tap, the policy's followUpAfter and the follow-up queue (needsFollowUp), and bad input on every new
  * route (4xx, never 5xx).
  */
-vi.setConfig({ testTimeout: 180_000 });
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
 let server: TestServer;
 let shop: TestMerchant;
@@ -281,6 +281,17 @@ describe("the follow-up queue (needsFollowUp)", () => {
     await admin.graphql.query(RECORD, { orderId: old2.id, action: "APPROVE", channel: "PHONE" });
     const after = await desk.test.get("/api/v1/orders?needsFollowUp=true");
     expect(after.body.data.map((order: any) => order.externalOrderId)).toEqual(["Q-recent", "Q-old-1", "Q-reminded"]);
+    // A customer's question nobody answered (SPEC §11 needs reply) puts even a fresh order in the queue; a reply
+    // takes it out again (its last message is recent).
+    const asking = await place(desk, { externalOrderId: "Q-asking" });
+    const question = await desk.test.post(`/api/v1/test/orders/${asking.id}/customer-message`, { text: "Can I pay by card?" });
+    expect(question.status, question.text).toBeLessThan(300);
+    const withQuestion = await desk.test.get("/api/v1/orders?needsFollowUp=true");
+    expect(withQuestion.body.data.map((order: any) => order.externalOrderId)).toEqual(["Q-asking", "Q-recent", "Q-old-1", "Q-reminded"]);
+    const reply = await desk.test.post(`/api/v1/orders/${asking.id}/messages`, { text: "Yes, the courier has a card reader." });
+    expect(reply.status, reply.text).toBe(201);
+    const replied = await desk.test.get("/api/v1/orders?needsFollowUp=true");
+    expect(replied.body.data.map((order: any) => order.externalOrderId)).toEqual(["Q-recent", "Q-old-1", "Q-reminded"]);
     // Another merchant's queue is its own.
     expect((await shop.test.get("/api/v1/orders?needsFollowUp=true")).body.data.map((order: any) => order.id)).not.toContain(old1.id);
   });

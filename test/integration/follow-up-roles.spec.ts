@@ -22,7 +22,7 @@ import { startTestServer, type TestMerchant, type TestServer } from "../support/
  * graphql/role-check.ts over HTTP and the websocket): every root field of the schema is tried as an agent, and
  * every one the agent must not reach is refused with FORBIDDEN before anything runs, the rest are not.
  */
-vi.setConfig({ testTimeout: 120_000 });
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
 const schema = buildSchema(SCHEMA_SDL);
 
@@ -182,7 +182,7 @@ describe("the agent role over the websocket", () => {
           // An allowed subscription stays open and silent: no refusal within a moment is the answer.
           setTimeout(() => {
             if (!settled) (settled = true), unsubscribe(), resolve({ data: "open" });
-          }, 1_000);
+          }, 3_000);
         });
         if (AGENT_ROOTS.has(coordinate)) expect(outcome.data, coordinate).toBe("open");
         else expect(outcome.errors?.[0]?.extensions?.code, coordinate).toBe("FORBIDDEN");

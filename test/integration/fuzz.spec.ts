@@ -364,7 +364,15 @@ describe("fuzzing a running server (no 5xx, bounded time, no internals, stored r
         payload: fc.oneof(fc.integer({ min: 0, max: 4 }).map((index) => `APPROVE:${orderIds[index]}`), fc.integer({ min: 0, max: 4 }).map((index) => `CANCEL:${orderIds[index]}`), hostileText),
         text: fc.oneof(fc.constantFrom("Approve", "Cancel", "تأكيد"), hostileText),
       }, { requiredKeys: [] }),
-      interactive: fc.record({ type: fc.constantFrom("button_reply", "list_reply"), button_reply: fc.record({ id: hostileText, title: hostileText }) }),
+      interactive: fc.record({
+        type: fc.constantFrom("button_reply", "list_reply"),
+        button_reply: fc.record({ id: hostileText, title: hostileText }),
+        list_reply: fc.record({ id: fc.oneof(fc.integer({ min: 0, max: 4 }).map((index) => `ORDER:${orderIds[index]}`), hostileText), title: hostileText }),
+      }),
+      // A customer's own words (SPEC §11): the phrase lists, their traps, and anything at all, from the orders'
+      // phone or another.
+      from: fc.oneof(fc.constant(orderInput().customerPhone), fc.stringMatching(/^[1-9]\d{7,14}$/), hostileText),
+      text: fc.record({ body: fc.oneof(fc.constantFrom("yes", "نعم", "الغاء", "لا مشكلة", "yes but change the address", "👍🏽", "تمااام"), hostileText, fc.string({ maxLength: 5_000 })) }, { requiredKeys: [] }),
     }, { requiredKeys: [] });
     const payload = fc.oneof(
       { weight: 8, arbitrary: fc.record({ statuses: fc.array(status, { maxLength: 20 }), messages: fc.array(message, { maxLength: 5 }) }).map((value) => JSON.stringify({ object: "whatsapp_business_account", entry: [{ id: "1", changes: [{ field: "messages", value }] }] })) },
@@ -416,7 +424,14 @@ describe("fuzzing a running server (no 5xx, bounded time, no internals, stored r
       expect(endpoint.url).toMatch(/^https?:\/\//);
       expect((endpoint.description ?? "").length).toBeLessThanOrEqual(500);
     }
-    console.log(`fuzz: ${orders.length} orders and ${endpoints.length} webhook endpoints stored, all within bounds`);
+    // The conversation (SPEC §11): texts within WhatsApp's 4,096 characters, each message on an order of its merchant.
+    const messages = await prisma.orderMessage.findMany({ include: { order: { select: { merchantId: true } } } });
+    for (const message of messages) {
+      expect((message.text ?? "").length, message.id).toBeLessThanOrEqual(4096);
+      expect(message.merchantId, message.id).toBe(message.order.merchantId);
+      if (message.direction === "inbound") expect(message.status, message.id).toBeNull();
+    }
+    console.log(`fuzz: ${orders.length} orders, ${messages.length} conversation messages and ${endpoints.length} webhook endpoints stored, all within bounds`);
     const after = await settledMemory();
     console.log(
       `fuzz memory: heapUsed ${megabytes(memoryBefore.heapUsed)} → ${megabytes(after.heapUsed)} MB, rss ${megabytes(memoryBefore.rss)} → ${megabytes(after.rss)} MB`,

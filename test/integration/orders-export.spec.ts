@@ -9,7 +9,7 @@ import { startTestServer, type TestMerchant, type TestServer } from "../support/
  * agent; viewers refused), Excel-friendly (BOM, CRLF, RFC 4180 quoting, Arabic intact), formula-safe, with how
  * each order was answered. And the getting-started checklist, ticked from real data.
  */
-vi.setConfig({ testTimeout: 120_000 });
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
 const HEADER =
   "id,externalOrderId,status,customerAction,deliveryStatus,customerName,customerPhone,customerAddress,subtotal,shippingCost,totalCost,currency,createdAt,updatedAt,answeredAt,answeredVia";

@@ -59,3 +59,46 @@ export const BUTTON_PAYLOAD = {
     return { action: match[1].toUpperCase() === "APPROVE" ? "approve" : "cancel", orderId: match[2].toLowerCase() };
   },
 };
+
+/** A row of an interactive list (Meta: id ≤ 200, title ≤ 24, description ≤ 72 characters). */
+export interface ListRow {
+  id: string;
+  title: string;
+  description: string;
+}
+
+/**
+ * A free-form message of an order's conversation (SPEC §11), sent only inside the customer's 24-hour window: a
+ * merchant's text, or the service's interactive reply buttons (same payloads as the template's) or list.
+ */
+export interface ConversationMessage {
+  orderId: string;
+  merchantId: string;
+  customerPhone: string;
+  language: Language;
+  /** The customer's message this one answers (shown quoted), when there is one. */
+  replyTo: string | null;
+  content:
+    | { type: "text"; body: string }
+    | { type: "buttons"; body: string; buttons: { id: string; title: string }[] }
+    | { type: "list"; body: string; button: string; rows: ListRow[] };
+}
+
+/** Sends the conversation's free-form messages and marks the customer's messages read (SPEC §11). */
+export interface ConversationChannel {
+  sendConversationMessage(message: ConversationMessage): Promise<SendResult>;
+  /** Best effort: the customer sees blue ticks on a message the merchant has been shown. */
+  markRead(providerMessageId: string): Promise<void>;
+}
+
+/** A provider that cannot send conversation messages (e.g. a test double) reports it as not configured. */
+export function conversationChannelOf(provider: MessagingProvider): ConversationChannel {
+  const channel = provider as MessagingProvider & Partial<ConversationChannel>;
+  return {
+    sendConversationMessage: (message) =>
+      channel.sendConversationMessage
+        ? channel.sendConversationMessage(message)
+        : Promise.resolve({ outcome: "not_configured", detail: `${provider.name} sends no conversation messages` }),
+    markRead: (id) => (channel.markRead ? channel.markRead(id) : Promise.resolve()),
+  };
+}

@@ -8,6 +8,8 @@ import type { MerchantScope, StoredEvent } from "./order.repository.ts";
 /** Which committed events a live subscriber wants: always one merchant and mode, optionally one order. */
 export interface LiveEventFilter extends MerchantScope {
   orderId?: string | null;
+  /** Only events of these names (all when absent). */
+  events?: readonly string[];
 }
 
 export type LiveEventListener = (event: StoredEvent) => void;
@@ -110,6 +112,13 @@ export class LiveOrderEvents {
     let group = this.groups.get(key);
     if (!group) this.groups.set(key, (group = { all: new Set(), byOrder: new Map() }));
     const orderId = filter.orderId ?? null;
+    if (filter.events) {
+      const names = new Set(filter.events);
+      const unfiltered = listener;
+      listener = (event) => {
+        if (names.has(event.envelope.event)) unfiltered(event);
+      };
+    }
     let set = group.all;
     if (orderId) {
       set = group.byOrder.get(orderId) ?? new Set();

@@ -25,7 +25,10 @@ export interface TotalCount {
 
 /** Whether the maintained counts answer this filter exactly (statuses are their only dimension). */
 export function countedByStatus(filter: OrderFilter): boolean {
-  return !filter.externalOrderId && !filter.customerPhone && !filter.createdFrom && !filter.createdTo && !filter.search && !filter.needsFollowUp;
+  return (
+    !filter.externalOrderId && !filter.customerPhone && !filter.createdFrom && !filter.createdTo && !filter.search &&
+    filter.needsReply === undefined && !filter.needsFollowUp
+  );
 }
 
 /** The sum of the maintained counts of the scope, over `statuses` (all when empty). */

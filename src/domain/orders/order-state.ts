@@ -14,6 +14,11 @@ export const ORDER_EVENT_NAMES = [
   "order.expired",
 ] as const;
 export type OrderEventName = (typeof ORDER_EVENT_NAMES)[number];
+/**
+ * Every event an endpoint may list: the order events above (an endpoint saved without `events` gets those) and the
+ * opt-in ones, received only by endpoints that name them (SPEC §11's order.customer_message).
+ */
+export const SUBSCRIBABLE_EVENT_NAMES = [...ORDER_EVENT_NAMES, "order.customer_message"] as const;
 
 export interface OrderState {
   status: Status;

@@ -11,13 +11,15 @@ export type TimelineKind =
   | "reminder_sent"
   | "reminder_failed"
   | "reminder_delivered"
-  | "reminder_read";
+  | "reminder_read"
+  /** A customer's text that was not a clear answer, or came after the order was answered (SPEC §11). */
+  | "customer_message";
 
 /** Who caused the step: the customer (a tap), the merchant (REST/GraphQL), the provider (WhatsApp), or our scheduler. */
 export type TimelineSource = "customer" | "merchant" | "provider" | "scheduler";
 
 /** Through which door a merchant or customer acted (kept in the entry's detail). */
-export type Via = "rest" | "graphql" | "whatsapp" | "simulator";
+export type Via = "rest" | "graphql" | "whatsapp" | "simulator" | "text";
 
 export interface TimelineEntry {
   at: string;

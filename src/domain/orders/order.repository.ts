@@ -40,12 +40,21 @@ export interface ProviderEventKey {
   key: string;
 }
 
+/**
+ * Written in the transaction of a transition once its provider event is claimed, whatever was decided (the
+ * conversation's inbound message, SPEC §11). Returns the events it wrote, published after commit with the change's.
+ */
+export type WithinTransition = (
+  tx: Prisma.TransactionClient,
+  step: { now: Date; decision: Decision["kind"]; order: OrderView; merchantId: string; mode: MerchantScope["mode"] },
+) => Promise<StoredEvent[]>;
+
 export type TransitionResult =
-  | { outcome: "applied"; order: OrderView; event: StoredEvent | null }
-  | { outcome: "unchanged"; order: OrderView }
+  | { outcome: "applied"; order: OrderView; event: StoredEvent | null; also?: StoredEvent[] }
+  | { outcome: "unchanged"; order: OrderView; also?: StoredEvent[] }
   /** This provider event was already applied (or ignored) before: nothing was written. */
   | { outcome: "duplicate"; order: OrderView }
-  | { outcome: "rejected"; order: OrderView; status: string }
+  | { outcome: "rejected"; order: OrderView; status: string; also?: StoredEvent[] }
   /** A reminder of this order is being sent right now: a change that ends `pending` waits for its result. */
   | { outcome: "reminder_in_flight" }
   | { outcome: "not_found" }
@@ -356,9 +365,9 @@ export class OrderRepository {
     decide: (state: OrderState) => Decision,
     clock: () => Date,
     actor: Actor,
-    options: { providerEvent?: ProviderEventKey | null; waitForReminder?: boolean } = {},
+    options: { providerEvent?: ProviderEventKey | null; waitForReminder?: boolean; within?: WithinTransition } = {},
   ): Promise<TransitionResult> {
-    const { providerEvent = null, waitForReminder = true } = options;
+    const { providerEvent = null, waitForReminder = true, within } = options;
     return this.prisma.$transaction(async (tx) => {
       // No filter on send_state here: FOR UPDATE then waits for a send result being recorded and sees it,
       // so "still sending" is decided atomically with the lock. The same holds for a reminder being sent.
@@ -393,9 +402,15 @@ export class OrderRepository {
           ON CONFLICT DO NOTHING`;
         if (claimed === 0) return { outcome: "duplicate", order: toOrderView(current) } as const;
       }
-      if (decision.kind === "unchanged") return { outcome: "unchanged", order: toOrderView(current) } as const;
+      const alongside = (order: OrderView) =>
+        within ? within(tx, { now, decision: decision.kind, order, merchantId: current.merchantId, mode: current.mode }) : Promise.resolve([]);
+      if (decision.kind === "unchanged") {
+        const order = toOrderView(current);
+        return { outcome: "unchanged", order, also: await alongside(order) } as const;
+      }
       if (decision.kind === "rejected") {
-        return { outcome: "rejected", order: toOrderView(current), status: decision.status } as const;
+        const order = toOrderView(current);
+        return { outcome: "rejected", order, status: decision.status, also: await alongside(order) } as const;
       }
       const record = await tx.order.update({
         where: { id: orderId },
@@ -415,7 +430,7 @@ export class OrderRepository {
           UPDATE order_tasks SET state = 'canceled', lease_until = NULL, finished_at = ${now}
           WHERE order_id = ${orderId}::uuid AND state IN ('scheduled', 'claimed')`;
       }
-      return { outcome: "applied", order, event } as const;
+      return { outcome: "applied", order, event, also: await alongside(order) } as const;
     }, TX_OPTIONS);
   }
 

@@ -130,6 +130,8 @@ export interface OrderFilter {
   search?: string;
   /** SPEC §15: only the follow-up queue (see order-follow-up-sql.ts). */
   needsFollowUp?: boolean;
+  /** Orders whose latest customer message is an unclear text no merchant message answered yet (SPEC §11). */
+  needsReply?: boolean;
 }
 
 /** A status filter names each status at most a few times; longer lists are refused, not sent to the database. */
@@ -159,6 +161,10 @@ const withoutNul = (text: string) => !text.includes("\u0000");
 export const MAX_SEARCH_LENGTH = 100;
 
 export const orderListFilter = z.object({
+  needsReply: z
+    .union([z.boolean(), z.enum(["true", "false"]).transform((text) => text === "true")])
+    .optional()
+    .meta({ description: "true: only orders whose customer's latest message is an unclear text with no merchant reply after it" }),
   externalOrderId: z.string().min(1).max(100).refine(withoutNul, { error: "i18n:format.no_nul" }).optional(),
   customerPhone: z.string().regex(/^\d{1,15}$/, { error: "i18n:format.phone" }).optional(),
   createdFrom: dateTime.optional().meta({ description: "Inclusive lower bound of createdAt" }),

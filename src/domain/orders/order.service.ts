@@ -28,6 +28,7 @@ import type {
   OrderRepository,
   ProviderEventKey,
   TransitionResult,
+  WithinTransition,
 } from "./order.repository.ts";
 import type { CreateOrderInput, OrderFilter } from "./order.schemas.ts";
 import { keysetPage, readPageRequest, type PageRequest } from "./order-page.ts";
@@ -200,9 +201,28 @@ export class OrderService {
     scope: MerchantScope | null = null,
     providerEvent: ProviderEventKey | null = null,
     via: Via = "whatsapp",
+    within?: WithinTransition,
+    detail?: Record<string, unknown>,
   ): Promise<TransitionResult> {
-    const actor = customerActor(via, providerEvent?.key.replace(/^message:/, "") ?? null);
-    return this.transition(orderId, scope, (state) => decideCustomerAction(state, action), actor, providerEvent);
+    const base = customerActor(via, providerEvent?.key.replace(/^message:/, "") ?? null);
+    const actor = detail ? { ...base, detail: { ...base.detail, ...detail } } : base;
+    return this.transition(orderId, scope, (state) => decideCustomerAction(state, action), actor, providerEvent, within);
+  }
+
+  /**
+   * A customer's message (SPEC §11) under the order's lock: `decide` is the tap's decision when the words are a
+   * clear answer (the same state machine), "unchanged" otherwise; `within` records the message in the same
+   * transaction whatever was decided.
+   */
+  async applyCustomerMessage(
+    orderId: string,
+    decide: (state: OrderState) => Decision,
+    actor: Actor,
+    providerEvent: ProviderEventKey | null,
+    within: WithinTransition,
+    scope: MerchantScope | null = null,
+  ): Promise<TransitionResult> {
+    return this.transition(orderId, scope, decide, actor, providerEvent, within);
   }
 
   /**
@@ -277,6 +297,7 @@ export class OrderService {
     decide: (state: OrderState) => Decision,
     actor: Actor,
     providerEvent: ProviderEventKey | null = null,
+    within?: WithinTransition,
   ): Promise<TransitionResult> {
     if (!isUuid(id)) return { outcome: "not_found" };
     const deadline = Date.now() + REMINDER_WAIT_MS;
@@ -285,12 +306,14 @@ export class OrderService {
       const result = await this.orders.transition(id.toLowerCase(), scope, decide, this.clock, actor, {
         providerEvent,
         waitForReminder,
+        within,
       });
       if (result.outcome === "reminder_in_flight") {
         await sleep(pause);
         continue;
       }
       if (result.outcome === "applied" && result.event) this.bus.publish(result.event);
+      if ("also" in result) for (const event of result.also ?? []) this.bus.publish(event);
       return result;
     }
   }

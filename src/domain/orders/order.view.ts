@@ -35,10 +35,15 @@ export interface OrderView {
 
 /** The envelope merchants receive, byte for byte the payload stored in the outbox. */
 export interface OrderEventEnvelope {
-  event: OrderEventName;
+  event: OrderEventName | typeof CUSTOMER_MESSAGE_EVENT;
   timestamp: string;
   data: OrderView;
+  /** `order.customer_message` only (SPEC §11): the customer's words. */
+  message?: { id: string; text: string; receivedAt: string };
 }
+
+/** The opt-in event of a customer's unclear text (SPEC §11): only endpoints that list it receive it. */
+export const CUSTOMER_MESSAGE_EVENT = "order.customer_message";
 
 // Decimal(18,4) values with at most 4 decimals and |x| ≤ 1e12 round-trip exactly through a JS number's
 // shortest decimal representation, so Number(decimal text) returns what the client sent.

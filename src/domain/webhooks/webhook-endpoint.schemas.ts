@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { ORDER_EVENT_NAMES } from "../orders/order-state.ts";
+import { ORDER_EVENT_NAMES, SUBSCRIBABLE_EVENT_NAMES } from "../orders/order-state.ts";
 
 /** Event names an endpoint can subscribe to; omitted means all of them. */
 const eventList = z
-  .array(z.enum(ORDER_EVENT_NAMES))
+  .array(z.enum(SUBSCRIBABLE_EVENT_NAMES))
   .min(1)
-  .max(ORDER_EVENT_NAMES.length * 4)
+  .max(SUBSCRIBABLE_EVENT_NAMES.length * 4)
   .transform((events) => [...new Set(events)])
-  .meta({ description: `Event names to receive (${ORDER_EVENT_NAMES.join(", ")}); all when omitted` });
+  .meta({ description: `Event names to receive (${SUBSCRIBABLE_EVENT_NAMES.join(", ")}); when omitted: ${ORDER_EVENT_NAMES.join(", ")} (order.customer_message is opt-in)` });
 
 const url = z
   .string()

@@ -1,5 +1,6 @@
 import type { AppServices } from "../../app-services.ts";
 import { NotFoundError } from "../../domain/errors.ts";
+import { ORDER_EVENT_NAMES } from "../../domain/orders/order-state.ts";
 import type { StoredEvent } from "../../domain/orders/order.repository.ts";
 import type { ResolversTypes, SubscriptionResolvers } from "../../generated/graphql.ts";
 import type { GraphQLContext } from "../context.ts";
@@ -18,6 +19,11 @@ const slowSubscriberHandlers = new WeakMap<GraphQLContext, () => void>();
 
 export function onSlowSubscriber(context: GraphQLContext, drop: () => void): void {
   slowSubscriberHandlers.set(context, drop);
+}
+
+/** Drops the subscriber of `context` through its transport (another subscription field's overflow). */
+export function dropSlowSubscriber(context: GraphQLContext): void {
+  slowSubscriberHandlers.get(context)?.();
 }
 
 /**
@@ -52,7 +58,8 @@ export function subscriptionResolvers(services: AppServices): SubscriptionResolv
         const orderId = args.orderId?.toLowerCase() ?? null;
         // Listen first, then check the order: nothing committed in between is missed.
         const stream = services.liveEvents.stream(
-          { merchantId: caller.merchantId, mode: caller.mode, orderId },
+          // The order's status events only: a customer's message has its own subscription (orderMessageReceived).
+          { merchantId: caller.merchantId, mode: caller.mode, orderId, events: ORDER_EVENT_NAMES },
           {
             highWaterMark: SUBSCRIPTION_HIGH_WATER_MARK,
             onOverflow: () => slowSubscriberHandlers.get(context)?.(),

@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AppServices } from "../../app-services.ts";
 import { callerOf } from "../auth.ts";
+import { messageTextBody } from "../conversation.schemas.ts";
 import { customerActionBody, deliveryBody, errorSchema, orderIdParams, orderSchema, validationErrorSchema } from "../schemas.ts";
 
 const responses = { 200: orderSchema, 400: validationErrorSchema, 401: errorSchema, 403: errorSchema, 404: errorSchema, 409: errorSchema };
@@ -17,6 +18,13 @@ const simulatedMessageSchema = z
     text: z.string().meta({ description: "The message as the phone renders it" }),
     buttons: z.object({ approve: z.string(), cancel: z.string() }).meta({ description: "Quick-reply button titles" }),
     sentAt: z.string(),
+    kind: z
+      .enum(["confirmation", "reminder", "text", "buttons", "list", "customer_text", "customer_choice"])
+      .optional()
+      .meta({ description: "Absent or confirmation/reminder: the template; text: a merchant reply; buttons/list: automatic replies; customer_*: the customer's own" }),
+    sender: z.enum(["service", "merchant", "customer"]).optional(),
+    hasButtons: z.boolean().optional(),
+    rows: z.array(z.object({ id: z.string(), title: z.string(), description: z.string() })).optional(),
     order: orderSchema.meta({ description: "The order as it is now" }),
   })
   .meta({ id: "SimulatedMessage" });
@@ -53,6 +61,23 @@ export function simulatorTestRoutes(services: AppServices): FastifyPluginAsync {
         },
       },
       async (request) => services.simulator.tap(callerOf(request), request.params.id, request.body.action),
+    );
+
+    app.post(
+      "/orders/:id/customer-message",
+      {
+        schema: {
+          tags: ["test mode"],
+          summary: "The simulated customer types a text replying to the order's message (SPEC §11)",
+          description:
+            "Exactly what an inbound WhatsApp text quoting the order's message does: a clear answer (yes, نعم, cancel, " +
+            "الغاء…) approves or cancels a pending order like the tap; anything else is a customer_message.",
+          params: orderIdParams,
+          body: messageTextBody,
+          response: responses,
+        },
+      },
+      async (request) => services.simulator.customerMessage(callerOf(request), request.params.id, request.body.text),
     );
 
     app.post(

@@ -59,7 +59,7 @@ export function whatsappWebhookRoutes(services: AppServices): FastifyPluginAsync
         // Quick (one lookup and one short transaction per item), so applied before answering: a 200 means
         // it is stored, and an error answers 500 so that Meta retries (repeats are no-ops).
         try {
-          await applyCallback(body, services.orderService, services.reminders, request.log);
+          await applyCallback(body, services.orderService, services.reminders, request.log, services.conversations);
         } catch (error) {
           if (!(error instanceof RetryLaterError)) throw error;
           // Items already applied are recorded, so Meta's redelivery repeats only what is still missing.

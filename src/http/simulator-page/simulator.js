@@ -180,6 +180,11 @@ function phoneSection(phone) {
 
 function addMessage(message, order) {
   const known = state.orders.get(message.orderId);
+  if (known && message.kind && message.kind !== "confirmation" && message.kind !== "reminder") {
+    addConversationMessage(known, message);
+    updateOrder(order);
+    return;
+  }
   if (known && message.reminder) {
     addReminder(known, message);
     updateOrder(order);
@@ -200,6 +205,15 @@ function addMessage(message, order) {
     );
   }
 
+  $(".say-form", element).addEventListener("submit", (event) => {
+    event.preventDefault();
+    const input = $(".say-input", element);
+    const text = input.value;
+    if (!text.trim()) return;
+    input.value = "";
+    void act(message.orderId, `/api/v1/test/orders/${message.orderId}/customer-message`, { text });
+  });
+
   state.orders.set(message.orderId, { message, order: null, element, reminders: [] });
   $(".chat", phoneSection(message.phone)).append(element);
   updateOrder(order);
@@ -216,6 +230,52 @@ function addReminder(entry, message) {
   bubble.dataset.messageId = message.id;
   setLanguage(bubble, message.language);
   fillIncoming(bubble, message);
+  entry.reminders.push(bubble);
+  $(".answer", entry.element).before(bubble);
+}
+
+/**
+ * A message of the order's conversation (SPEC §11): the customer's own text (their side), a merchant's reply, or the
+ * service's automatic reply buttons or list (the business's side), in arrival order before the customer's answer.
+ */
+function addConversationMessage(entry, message) {
+  if (entry.reminders.some((bubble) => bubble.dataset.messageId === message.id)) return;
+  const fromCustomer = message.sender === "customer";
+  const bubble = $("#conversation-template").content.firstElementChild.cloneNode(true);
+  bubble.classList.add(fromCustomer ? "outgoing" : "incoming", `kind-${message.kind}`);
+  bubble.dataset.orderId = message.orderId;
+  bubble.dataset.messageId = message.id;
+  bubble.dataset.sender = message.sender || "service";
+  setLanguage(bubble, message.language);
+  const label = $(".sender-label", bubble);
+  label.textContent = message.sender === "merchant" ? "Merchant" : message.sender === "service" ? "Automatic reply" : "";
+  label.hidden = fromCustomer;
+  $(".text", bubble).textContent = message.text;
+  const sentAt = $(".sent-at", bubble);
+  sentAt.dateTime = message.sentAt;
+  sentAt.textContent = new Date(message.sentAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  const replies = $(".quick-replies", bubble);
+  if (message.hasButtons) {
+    for (const action of ["approve", "cancel"]) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "reply-button";
+      button.dataset.action = action;
+      button.textContent = message.buttons[action];
+      button.addEventListener("click", () =>
+        act(message.orderId, `/api/v1/test/orders/${message.orderId}/customer-action`, { action }),
+      );
+      replies.append(button);
+    }
+  } else if (message.rows && message.rows.length) {
+    // A list: its rows as the phone would show them once opened (choosing one happens on a real phone only).
+    for (const row of message.rows) {
+      const item = document.createElement("div");
+      item.className = "list-row";
+      item.textContent = `${row.title} · ${row.description}`;
+      replies.append(item);
+    }
+  } else replies.remove();
   entry.reminders.push(bubble);
   $(".answer", entry.element).before(bubble);
 }

@@ -14,6 +14,18 @@ export interface SimulatedMessage {
   text: string;
   buttons: { approve: string; cancel: string };
   sentAt: string;
+  /**
+   * What the message is in the order's conversation (SPEC §11): the template (confirmation, reminder), a free-form
+   * text of the merchant, the service's reply buttons or list, or the customer's own text or choice. Absent: the
+   * template.
+   */
+  kind?: "confirmation" | "reminder" | "text" | "buttons" | "list" | "customer_text" | "customer_choice";
+  /** Who wrote it: the service (templates, automatic replies), the merchant, or the customer. */
+  sender?: "service" | "merchant" | "customer";
+  /** A list's rows (its row ids are `ORDER:<id>`). */
+  rows?: { id: string; title: string; description: string }[];
+  /** Whether buttons are shown (templates and reply-buttons messages). */
+  hasButtons?: boolean;
 }
 
 /** A test-mode order changed through the simulator (a tap or a delivery report, events or not). */
@@ -44,7 +56,9 @@ export class SimulatedPhones extends EventEmitter {
   deliver(message: SimulatedMessage): void {
     this.messages.push(message);
     // A reminder never replaces the first message as "the order's message".
-    if (message.reminder === null || !this.byOrder.has(message.orderId)) this.byOrder.set(message.orderId, message);
+    // Neither does a message of the conversation (a reply, a customer's text).
+    const template = message.kind === undefined || message.kind === "confirmation";
+    if ((message.reminder === null && template) || !this.byOrder.has(message.orderId)) this.byOrder.set(message.orderId, message);
     if (this.messages.length - this.start > this.capacity) {
       const dropped = this.messages[this.start++];
       if (this.byOrder.get(dropped.orderId) === dropped) this.byOrder.delete(dropped.orderId);

@@ -1,4 +1,4 @@
-import type { MessagingProvider, OrderConfirmationMessage, SendResult } from "../../domain/messaging/messaging-provider.ts";
+import type { ConversationMessage, MessagingProvider, OrderConfirmationMessage, SendResult } from "../../domain/messaging/messaging-provider.ts";
 import { buttonTitles, renderConfirmationText, renderReminderText } from "../../domain/messaging/confirmation-text.ts";
 import type { SimulatedPhones } from "./simulated-phones.ts";
 import { randomIdText } from "../../domain/ids.ts";
@@ -61,4 +61,31 @@ export class SimulatorProvider implements MessagingProvider {
     });
     return { outcome: "accepted", providerMessageId: id };
   }
+
+  /** A free-form message of the conversation (SPEC §11), shown on the simulated phone as it would appear. */
+  async sendConversationMessage(message: ConversationMessage): Promise<SendResult> {
+    const outcome = simulatedOutcome(message.customerPhone);
+    if (outcome.unreachable) return { outcome: "unavailable", errorCode: null, failureReason: "Unknown failure", detail: "simulated timeout" };
+    const id = `wamid.SIM${randomIdText(18)}`;
+    const { content } = message;
+    this.phones.deliver({
+      id,
+      orderId: message.orderId,
+      merchantId: message.merchantId,
+      reminder: null,
+      phone: message.customerPhone,
+      language: message.language,
+      text: content.body,
+      buttons: buttonTitles(message.language),
+      sentAt: new Date().toISOString(),
+      kind: content.type,
+      sender: content.type === "text" ? "merchant" : "service",
+      hasButtons: content.type === "buttons",
+      rows: content.type === "list" ? content.rows : undefined,
+    });
+    return { outcome: "accepted", providerMessageId: id };
+  }
+
+  /** The simulated phone has no read receipts to send back. */
+  async markRead(): Promise<void> {}
 }

@@ -1,4 +1,6 @@
-import { ForbiddenError } from "../../domain/errors.ts";
+import { ForbiddenError, NotFoundError } from "../../domain/errors.ts";
+import type { ConversationService } from "../../domain/conversation/conversation.service.ts";
+import { randomIdText } from "../../domain/ids.ts";
 import type { OrderEventBus } from "../../domain/orders/order-events.bus.ts";
 import type { MerchantScope } from "../../domain/orders/order.repository.ts";
 import type { OrderService } from "../../domain/orders/order.service.ts";
@@ -31,6 +33,7 @@ export interface SimulatorServiceDeps {
   orders: OrderService;
   phones: SimulatedPhones;
   bus: OrderEventBus;
+  conversations: ConversationService;
 }
 
 /**
@@ -43,7 +46,40 @@ export class SimulatorService {
   async tap(scope: MerchantScope, orderId: string, action: "approve" | "cancel"): Promise<OrderView> {
     assertTestMode(scope);
     const { orders, phones } = this.deps;
-    const order = orders.settle(await orders.applyCustomerAction(orderId, action, scope, null, "simulator"));
+    const title = phones.messageOf(orderId)?.buttons[action] ?? null;
+    const recorded = this.deps.conversations.tapRecorder(title);
+    const order = orders.settle(await orders.applyCustomerAction(orderId, action, scope, null, "simulator", recorded));
+    phones.orderChanged({ merchantId: scope.merchantId, order });
+    return order;
+  }
+
+  /**
+   * The customer types a text on the simulated phone, replying to the order's message (SPEC §11): exactly what an
+   * inbound WhatsApp text with that `context` does. Returns the order as it is afterwards.
+   */
+  async customerMessage(scope: MerchantScope, orderId: string, text: string): Promise<OrderView> {
+    assertTestMode(scope);
+    const { phones, conversations } = this.deps;
+    const providerMessageId = `wamid.SIMIN${randomIdText(18)}`;
+    const result = await conversations.receiveText(orderId, { text, providerMessageId, providerEvent: null, via: "text" }, scope);
+    if (result.outcome === "not_found" || result.outcome === "sending" || result.outcome === "reminder_in_flight" || result.outcome === "duplicate") {
+      throw new NotFoundError("order");
+    }
+    const order = result.order;
+    const shown = phones.messageOf(order.id);
+    phones.deliver({
+      id: providerMessageId,
+      orderId: order.id,
+      merchantId: scope.merchantId,
+      reminder: null,
+      phone: order.customerPhone,
+      language: shown?.language ?? "en",
+      text,
+      buttons: shown?.buttons ?? { approve: "", cancel: "" },
+      sentAt: new Date().toISOString(),
+      kind: "customer_text",
+      sender: "customer",
+    });
     phones.orderChanged({ merchantId: scope.merchantId, order });
     return order;
   }
@@ -99,8 +135,10 @@ export class SimulatorService {
       if (change.merchantId === scope.merchantId) send({ type: "order", order: change.order });
     };
     // A reminder has no event of its own: it is shown as it is sent, with its order as it is then.
+    // Nor does a message of the conversation (a reply, a customer's text).
     const onReminder = (message: SimulatedMessage) => {
-      if (message.reminder === null || message.merchantId !== scope.merchantId) return;
+      const conversational = message.kind !== undefined && message.kind !== "confirmation";
+      if ((message.reminder === null && !conversational) || message.merchantId !== scope.merchantId) return;
       this.deps.orders
         .get(scope, message.orderId)
         .then((order) => send({ type: "message", message, order }))

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { MessagingProvider, OrderConfirmationMessage, SendResult } from "../../domain/messaging/messaging-provider.ts";
+import type { ConversationMessage, MessagingProvider, OrderConfirmationMessage, SendResult } from "../../domain/messaging/messaging-provider.ts";
+import { buildConversationRequest, buildMarkReadRequest } from "./conversation-request.ts";
 import { classifyResponse, failureReasonOf, UNKNOWN_FAILURE, type AttemptOutcome, type GraphError } from "./graph-errors.ts";
 import { buildTemplateRequest } from "./template-request.ts";
 
@@ -46,7 +47,20 @@ export class WhatsAppCloudProvider implements MessagingProvider {
   }
 
   async sendOrderConfirmation(message: OrderConfirmationMessage): Promise<SendResult> {
-    const body = JSON.stringify(buildTemplateRequest(message, this.settings.templateName, this.settings.reminderTemplateName));
+    return this.send(JSON.stringify(buildTemplateRequest(message, this.settings.templateName, this.settings.reminderTemplateName)));
+  }
+
+  /** A free-form message inside the customer's window (SPEC §11), with the same bounded retry. */
+  async sendConversationMessage(message: ConversationMessage): Promise<SendResult> {
+    return this.send(JSON.stringify(buildConversationRequest(message)));
+  }
+
+  /** One attempt, no retry: a read receipt that does not arrive changes nothing for anyone. */
+  async markRead(providerMessageId: string): Promise<void> {
+    await this.attempt(JSON.stringify(buildMarkReadRequest(providerMessageId)));
+  }
+
+  private async send(body: string): Promise<SendResult> {
     const started = Date.now();
     // The last Graph error seen on any attempt: its code is reported even if a later attempt timed out.
     let lastGraphError: GraphError | null = null;

@@ -9,6 +9,7 @@ import { useOrderEvents } from "../../shared/live-orders.tsx";
 import { ErrorBanner, mutationErrorMessage } from "../../shared/ui/errors.tsx";
 import { StatusBadge } from "../../shared/ui/StatusBadge.tsx";
 import { telLink, whatsappLink } from "./contact-links.ts";
+import { OrderConversation } from "../conversation/OrderConversation.tsx";
 
 const FollowUpOrderQuery = graphql(`
   query FollowUpOrder($id: ID!) {
@@ -181,7 +182,7 @@ export function FollowUpOrderPanel(props: { orderId: string; canAnswer: boolean;
 
       <h3>{t("order.timeline")}</h3>
       <TimelineList steps={order.timeline} />
-      <div data-testid="conversation-slot" />
+      <OrderConversation orderId={order.id} />
     </article>
   );
 }

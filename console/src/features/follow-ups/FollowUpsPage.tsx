@@ -1,7 +1,7 @@
 import "../../shared/ui/desk.css";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { Link, useLocation, useNavigate, useParams } from "react-router";
-import { useQuery } from "urql";
+import { useQuery, useSubscription } from "urql";
 import { graphql } from "../../gql/index.ts";
 import type { OrderRowFieldsFragment } from "../../gql/graphql.ts";
 import { useI18n } from "../../shared/i18n/i18n.tsx";
@@ -38,6 +38,15 @@ const FollowUpPolicyQuery = graphql(`
   query FollowUpPolicy {
     confirmationPolicy {
       followUpAfter
+    }
+  }
+`);
+
+// A customer's message that needs a person puts its order in the queue at once (SPEC §11 needs reply).
+const FollowUpMessageSubscription = graphql(`
+  subscription FollowUpMessages {
+    orderMessageReceived {
+      timestamp
     }
   }
 `);
@@ -79,6 +88,10 @@ export function FollowUpsPage() {
     return () => clearInterval(timer);
   }, [refresh]);
   useOnReconnect(refresh);
+  useSubscription({ query: FollowUpMessageSubscription }, (_previous, data) => {
+    refresh();
+    return data;
+  });
   // An order that is no longer pending has its answer: out of the queue now, the count on the next read.
   const socketState = useOrderEvents((event) => {
     if (event.order.status !== "PENDING") setGone((current) => new Set(current).add(event.order.id));

@@ -11,6 +11,7 @@ import { ErrorBanner, mutationErrorMessage } from "../../shared/ui/errors.tsx";
 import { StatusBadge } from "../../shared/ui/StatusBadge.tsx";
 import { DeliveryList } from "../webhooks/DeliveryList.tsx";
 import { isAgent } from "../../shared/session/permissions.ts";
+import { OrderConversation } from "../conversation/OrderConversation.tsx";
 
 const OrderDetailQuery = graphql(`
   query OrderDetail($id: ID!, $withDeliveries: Boolean!) {
@@ -204,6 +205,11 @@ export function OrderDetailPage() {
       </div>
 
       <div className="card">
+        <h2>{t("conversation.title")}</h2>
+        <OrderConversation orderId={order.id} />
+      </div>
+
+      <div className="card">
         <h2>{t("order.timeline")}</h2>
         {order.timeline.length === 0 ? <p className="muted">{t("order.timelineEmpty")}</p> : null}
         <ol className="timeline" data-testid="timeline">
@@ -266,7 +272,7 @@ function timelineLabel(kind: string, t: (key: MessageKey) => string): string {
 }
 
 const TIMELINE_KEYS: Record<string, true> = Object.fromEntries(
-  ["created", "message_sent", "delivery_sent", "delivery_delivered", "delivery_read", "reminder_sent", "reminder_failed", "reminder_delivered", "reminder_read", "approved", "canceled", "failed", "expired"].map(
+  ["created", "message_sent", "delivery_sent", "delivery_delivered", "delivery_read", "reminder_sent", "reminder_failed", "reminder_delivered", "reminder_read", "approved", "canceled", "failed", "expired", "customer_message"].map(
     (kind) => [`timeline.${kind}`, true],
   ),
 );

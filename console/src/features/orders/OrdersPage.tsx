@@ -78,6 +78,7 @@ export function OrdersPage() {
         createdFrom: filter.createdFrom,
         createdTo: filter.createdTo,
         search: filter.search,
+        needsReply: params.needsReply ? true : undefined,
       },
     },
     requestPolicy: "cache-and-network",
@@ -88,8 +89,11 @@ export function OrdersPage() {
     if (result.data) setState(pageState(result.data.orders.edges.map((edge) => edge.node)));
   }, [result.data]);
 
+  // An event does not say whether the order needs a reply: that list is read again instead.
   const socketState = useOrderEvents((event) =>
-    setState((current) => applyOrderEvent(current, event.order, { firstPage: !params.after, filter })),
+    params.needsReply
+      ? reexecute({ requestPolicy: "network-only" })
+      : setState((current) => applyOrderEvent(current, event.order, { firstPage: !params.after, filter })),
   );
 
   // Orders created or changed while the socket was down sent events nobody received: read the page again.
@@ -99,7 +103,7 @@ export function OrdersPage() {
   const onFilter = (next: OrdersQueryParams) => go({ ...next, after: null }, {});
 
   const pageInfo = result.data?.orders.pageInfo;
-  const filtered = params.status.length > 0 || params.from || params.to || params.q;
+  const filtered = params.status.length > 0 || params.from || params.to || params.q || params.needsReply;
 
   return (
     <section aria-labelledby="orders-title">
@@ -109,7 +113,7 @@ export function OrdersPage() {
           {socketState === "live" ? t("orders.live") : t("orders.reconnecting")}
         </p>
         {canWorkOrders(role) ? (
-          <a className="button-link" href={exportUrl(filter, viewer.mode === "LIVE" ? "live" : "test")} download title={t("orders.exportHint")} data-testid="export-csv">
+          <a className="button-link" href={exportUrl(filter, viewer.mode === "LIVE" ? "live" : "test", { needsReply: params.needsReply })} download title={t("orders.exportHint")} data-testid="export-csv">
             {t("orders.export")}
           </a>
         ) : null}
@@ -185,7 +189,7 @@ export function OrdersPage() {
 function OrderFilters(props: { params: OrdersQueryParams; onApply(params: OrdersQueryParams): void }) {
   const { t } = useI18n();
   const [draft, setDraft] = useState(props.params);
-  useEffect(() => setDraft(props.params), [props.params.status.join(), props.params.from, props.params.to, props.params.q]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => setDraft(props.params), [props.params.status.join(), props.params.from, props.params.to, props.params.q, props.params.needsReply]); // eslint-disable-line react-hooks/exhaustive-deps
   const submit = (event: FormEvent) => {
     event.preventDefault();
     props.onApply(draft);
@@ -225,6 +229,15 @@ function OrderFilters(props: { params: OrdersQueryParams; onApply(params: Orders
           value={draft.q}
           onChange={(e) => setDraft({ ...draft, q: e.target.value })}
         />
+      </label>
+      <label className="checkbox-label">
+        <input
+          type="checkbox"
+          name="needsReply"
+          checked={Boolean(draft.needsReply)}
+          onChange={(e) => setDraft({ ...draft, needsReply: e.target.checked })}
+        />
+        {t("orders.filter.needsReply")}
       </label>
       <div className="filter-actions">
         <button type="submit" className="primary">

@@ -5,12 +5,13 @@ import type { OrdersFilter } from "./apply-order-event.ts";
  * the local-day range as instants, the search) and the console's mode. A plain link: the browser sends the session
  * cookie, and the server streams the file as an attachment.
  */
-export function exportUrl(filter: OrdersFilter, mode: "test" | "live"): string {
+export function exportUrl(filter: OrdersFilter, mode: "test" | "live", extra: { needsReply?: boolean } = {}): string {
   const params = new URLSearchParams();
   if (filter.status.length) params.set("status", filter.status.map((status) => status.toLowerCase()).join(","));
   if (filter.createdFrom) params.set("createdFrom", filter.createdFrom);
   if (filter.createdTo) params.set("createdTo", filter.createdTo);
   if (filter.search) params.set("search", filter.search);
+  if (extra.needsReply) params.set("needsReply", "true");
   params.set("mode", mode);
   return `/api/v1/orders/export?${params.toString()}`;
 }

@@ -6,6 +6,8 @@ export interface OrdersQueryParams {
   from: string;
   to: string;
   q: string;
+  /** Only orders whose customer's latest message waits for a reply (SPEC §11). */
+  needsReply?: boolean;
   after: string | null;
 }
 
@@ -18,6 +20,7 @@ export function readOrdersParams(search: URLSearchParams): OrdersQueryParams {
     from: DATE.test(search.get("from") ?? "") ? search.get("from")! : "",
     to: DATE.test(search.get("to") ?? "") ? search.get("to")! : "",
     q: (search.get("q") ?? "").trim().slice(0, 100),
+    needsReply: search.get("needsReply") === "1",
     after: search.get("after") || null,
   };
 }
@@ -28,6 +31,7 @@ export function writeOrdersParams(params: OrdersQueryParams): URLSearchParams {
   if (params.from) search.set("from", params.from);
   if (params.to) search.set("to", params.to);
   if (params.q) search.set("q", params.q);
+  if (params.needsReply) search.set("needsReply", "1");
   if (params.after) search.set("after", params.after);
   return search;
 }

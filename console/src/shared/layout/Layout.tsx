@@ -6,6 +6,7 @@ import { useConsole } from "../session/console-context.tsx";
 import { signOut } from "../session/session-api.ts";
 import { ViewerContext } from "../session/viewer.tsx";
 import { LiveOrdersProvider } from "../live-orders.tsx";
+import { NeedsReplyCount } from "../../features/conversation/NeedsReplyCount.tsx";
 import { ErrorBanner } from "../ui/errors.tsx";
 import type { Mode } from "../graphql/client.ts";
 import type { UserRole } from "../../gql/graphql.ts";
@@ -113,6 +114,7 @@ function Header(props: { merchantName: string; email: string; role: UserRole }) 
           {t(`role.${props.role}`)} · <bdi>{props.email}</bdi>
         </span>
       </div>
+      <NeedsReplyCount />
       <nav className="nav" aria-label={t("nav.label")}>
         {NAV.filter(({ page }) => canSee(props.role, page)).map(({ to, label }) => (
           <NavLink key={to} to={to} reloadDocument={crossesExplorer(location.pathname, to)}>
