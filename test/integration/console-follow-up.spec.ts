@@ -140,6 +140,21 @@ describe("the Follow-up page (agent)", () => {
       { title: "1 new order(s) to follow up", body: "Omar (FU-1003) is waiting for a call." },
     ]);
 
+    // A customer asks a question (SPEC §11 needs reply): the order joins the queue at once, with a notification, and
+    // the conversation is beside it; the agent's reply reaches the customer and takes the order out of the queue.
+    const asking = (await shop.test.post("/api/v1/orders", orderInput({ externalOrderId: "FU-ASK", customerName: "Huda" }))).body;
+    expect((await shop.test.post(`/api/v1/test/orders/${asking.id}/customer-message`, { text: "هل يمكن الدفع بالبطاقة؟" })).status).toBeLessThan(300);
+    await queue.locator(`[data-external-id="FU-ASK"]`).waitFor();
+    await expect.poll(async () => (await page.evaluate(() => (globalThis as any).__notifications)).length).toBe(2);
+    await queue.locator(`[data-external-id="FU-ASK"] .queue-main`).click();
+    const conversation = page.getByTestId("follow-up-order").getByTestId("conversation");
+    await conversation.getByText("هل يمكن الدفع بالبطاقة؟").waitFor();
+    await conversation.locator("textarea").fill("Yes, the courier has a card reader.");
+    await conversation.getByRole("button", { name: /Send/ }).click();
+    await conversation.getByText("Yes, the courier has a card reader.").waitFor();
+    await queue.locator(`[data-external-id="FU-ASK"]`).waitFor({ state: "detached" });
+    await agent.screenshot("follow-up-conversation");
+
     // Pages an agent may not use lead back to the desk; the order page shows no deliveries and no cancel.
     await agent.goto("/keys");
     await page.waitForURL(/\/console\/follow-ups$/);

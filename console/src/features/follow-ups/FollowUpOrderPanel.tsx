@@ -180,9 +180,10 @@ export function FollowUpOrderPanel(props: { orderId: string; canAnswer: boolean;
         </p>
       ) : null}
 
+      <h3>{t("followUps.conversation")}</h3>
+      <OrderConversation orderId={order.id} />
       <h3>{t("order.timeline")}</h3>
       <TimelineList steps={order.timeline} />
-      <OrderConversation orderId={order.id} />
     </article>
   );
 }

@@ -13,6 +13,7 @@ import { Pager } from "../../shared/ui/Pager.tsx";
 import { StatusBadge } from "../../shared/ui/StatusBadge.tsx";
 import { telLink, whatsappLink } from "./contact-links.ts";
 import { FollowUpOrderPanel } from "./FollowUpOrderPanel.tsx";
+import { NEEDS_REPLY_CHANGED } from "../conversation/NeedsReplyCount.tsx";
 import { useQueueNotifications } from "./use-queue-notifications.ts";
 
 const FollowUpQueueQuery = graphql(`
@@ -85,7 +86,12 @@ export function FollowUpsPage() {
   }, [result.data]);
   useEffect(() => {
     const timer = setInterval(refresh, REFRESH_MS);
-    return () => clearInterval(timer);
+    // A reply sent from this tab (the conversation beside the queue) may take an order out of the queue.
+    window.addEventListener(NEEDS_REPLY_CHANGED, refresh);
+    return () => {
+      clearInterval(timer);
+      window.removeEventListener(NEEDS_REPLY_CHANGED, refresh);
+    };
   }, [refresh]);
   useOnReconnect(refresh);
   useSubscription({ query: FollowUpMessageSubscription }, (_previous, data) => {
