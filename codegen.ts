@@ -21,6 +21,8 @@ const config = {
         mappers: {
           OrderConnection: "../graphql/order-mapper.ts#OrderConnectionSource",
           Order: "../graphql/order-mapper.ts#OrderSource",
+          // Store connections resolve their fields (enums, activity) from the domain's view.
+          StoreConnection: "../domain/stores/store.service.ts#StoreConnectionView",
         },
       },
     },

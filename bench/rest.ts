@@ -5,6 +5,7 @@
  *   npm run bench:rest
  *   BENCH_DURATION=2 BENCH_WARMUP=1 BENCH_ROUNDS=1 npm run bench:rest     # quick check
  */
+import { cliSource } from "../src/domain/audit/audit-log.ts";
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -108,7 +109,7 @@ async function startServers(db: ProvisionedDatabase): Promise<Servers> {
     receiver = await startReceiver();
     for (let i = 0; i < settings.webhookEndpoints; i++) {
       const scope = { merchantId: merchant.id, mode: MERCHANT_MODE };
-      await app.services.webhookEndpoints.create(scope, { url: `${receiver.url}/hook/${i}`, events: ["order.created"] });
+      await app.services.webhookEndpoints.create(scope, { url: `${receiver.url}/hook/${i}`, events: ["order.created"] }, cliSource("bench"));
     }
   }
   const started = performance.now();

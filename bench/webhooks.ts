@@ -6,6 +6,7 @@
  *   npm run bench:webhooks
  *   BENCH_EVENTS=300 BENCH_ENDPOINTS=1 BENCH_DATABASES=pglite npm run bench:webhooks      # quick check
  */
+import { cliSource } from "../src/domain/audit/audit-log.ts";
 import { mkdirSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -164,7 +165,7 @@ async function startService(db: ProvisionedDatabase, receiverUrl: string, endpoi
   const scope = { merchantId: merchant.id, mode: "test" as const };
   const endpointUrls: string[] = [];
   for (let i = 0; i < endpoints; i++) {
-    const endpoint = await app.services.webhookEndpoints.create(scope, { url: `${receiverUrl}/hook/${endpoints}-${i}` });
+    const endpoint = await app.services.webhookEndpoints.create(scope, { url: `${receiverUrl}/hook/${endpoints}-${i}` }, cliSource("bench"));
     endpointUrls.push(endpoint.url);
   }
   const repository = new WebhookDeliveryRepository(database.prisma, database.pool, database.prepareStatements);

@@ -90,7 +90,7 @@ try {
     const shown = problems.slice(0, 40).join("\n");
     const more = problems.length > 40 ? `\n  … and ${problems.length - 40} more` : "";
     console.error(`schema.prisma and prisma/migrations disagree:\n${shown}${more}`);
-    console.error("\nWrite a new migration (see README, Database migrations) and commit it.");
+    console.error("\nWrite a new migration (see docs/architecture.md, Database migrations) and commit it.");
     process.exitCode = 1;
   } else {
     const counts = Object.entries(actual).map(([name, lines]) => `${lines.length} ${name}`).join(", ");

@@ -14,6 +14,8 @@ import type { PublicUrls } from "./domain/public-urls.ts";
 import type { SecretBox } from "./domain/secrets/secret-box.ts";
 import type { OrderStatsService } from "./domain/stats/order-stats.service.ts";
 import type { SessionService } from "./domain/users/session.service.ts";
+import type { SessionEnds } from "./domain/users/session-ends.ts";
+import type { AuditLogService } from "./domain/audit/audit-log.service.ts";
 import type { UserService } from "./domain/users/user.service.ts";
 import type { WebhookDeliveryService } from "./domain/webhooks/webhook-delivery.service.ts";
 import type { WebhookEndpointService } from "./domain/webhooks/webhook-endpoint.service.ts";
@@ -22,6 +24,11 @@ import type { SimulatedPhones } from "./providers/simulator/simulated-phones.ts"
 import type { SimulatorService } from "./providers/simulator/simulator.service.ts";
 import type { ConfirmationScheduler } from "./workers/confirmation-scheduler.ts";
 import type { WebhookDispatcher } from "./workers/webhook-dispatcher.ts";
+import type { StoreService } from "./domain/stores/store.service.ts";
+import type { StoreIntakeWorker } from "./workers/store-intake.worker.ts";
+import type { StoreWritebackWorker } from "./workers/store-writeback.worker.ts";
+import type { WooCommerceConnect } from "./domain/stores/woocommerce-connect.ts";
+import type { SallaLinks } from "./domain/stores/salla-link.ts";
 
 /**
  * Every service the transports (REST, GraphQL, websockets, workers) receive. It lives apart from the composition
@@ -62,6 +69,20 @@ export interface AppServices {
   sessions: SessionService;
   /** The getting-started checklist, ticked from the merchant's data (SPEC §15). */
   gettingStarted: GettingStartedService;
+  /** Sessions that ended (sign-out, removal, new password), on every instance: their websockets close at once. */
+  sessionEnds: SessionEnds;
+  /** The merchants' security history (SPEC §14); entries are written by the changes' own transactions. */
+  auditLog: AuditLogService;
   /** The orders' conversations: customers' texts, automatic replies, merchant replies (SPEC §11). */
   conversations: ConversationService;
+  /** Store connections (SPEC §13): connections, inbound store orders, settings. */
+  stores: StoreService;
+  /** Processes received store deliveries; `wake()` after storing one. */
+  storeIntake: StoreIntakeWorker;
+  /** Drains the store write-back outbox. */
+  storeWriteback: StoreWritebackWorker;
+  /** Connecting WooCommerce stores (connectWooCommerceStore). */
+  wooCommerce: WooCommerceConnect;
+  /** Linking Salla stores by one-time codes; null when Salla is not configured (SALLA_* settings). */
+  sallaLinks: SallaLinks | null;
 }

@@ -11,7 +11,7 @@ import { OrderEventBus } from "./domain/orders/order-events.bus.ts";
 import { LiveOrderEvents } from "./domain/orders/live-order-events.ts";
 import { OrderRepository } from "./domain/orders/order.repository.ts";
 import { OrderService } from "./domain/orders/order.service.ts";
-import { OrderStatsRepository } from "./domain/stats/order-stats.repository.ts";
+import { OrderStatBucketsRepository } from "./domain/stats/order-stat-buckets.repository.ts";
 import { OrderStatsService } from "./domain/stats/order-stats.service.ts";
 import type { AppServices } from "./app-services.ts";
 import { buildHttpServer, type App } from "./http/server.ts";
@@ -20,6 +20,7 @@ import { startSubscriptionServer, type SubscriptionServerOptions } from "./graph
 import { drain } from "./http/in-flight.ts";
 import { PublicUrls } from "./domain/public-urls.ts";
 import { loadSecretBox } from "./runtime/secrets-key.ts";
+import { sealPlaintextSecrets } from "./domain/secrets/stored-secrets.ts";
 import { throttledWarn } from "./logger.ts";
 import { createMetrics, registerScheduleGauge, registerWebhookQueueGauges, type Metrics } from "./metrics.ts";
 import { ConfirmationPolicyRepository } from "./domain/confirmation/confirmation-policy.repository.ts";
@@ -42,10 +43,14 @@ import { UserRepository } from "./domain/users/user.repository.ts";
 import { UserService } from "./domain/users/user.service.ts";
 import { SessionService } from "./domain/users/session.service.ts";
 import { MemoryAttemptCounter, RedisAttemptCounter } from "./domain/users/attempt-counter.ts";
+import { SessionEnds } from "./domain/users/session-ends.ts";
+import { AuditLogService } from "./domain/audit/audit-log.service.ts";
+import { AuditLogRepository } from "./domain/audit/audit-log.repository.ts";
 import { abandonedSendAgeMs, startMaintenance } from "./workers/maintenance.worker.ts";
 import { ConversationRepository } from "./domain/conversation/conversation.repository.ts";
 import { ConversationService } from "./domain/conversation/conversation.service.ts";
 import { ConversationSender } from "./workers/conversation-sender.ts";
+import { buildStores } from "./domain/stores/store-composition.ts";
 
 /** How long app.close() lets open HTTP connections end by themselves before cutting them. */
 const HTTP_CLOSE_GRACE_MS = 3_000;
@@ -73,12 +78,16 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const database =
     options.database ??
     (await openDatabase(config.database, {
+      timeouts: config.databaseTimeouts,
       onMigrated: ({ applied, modified }) => {
         if (applied.length) logger.info({ applied }, "database migrations applied");
         if (modified.length) logger.warn({ modified }, "applied migrations were edited afterwards (checksum differs)");
       },
     }));
   const secrets = loadSecretBox(config, logger);
+  // Secrets written before sealing existed (or by an older instance) are sealed now: SQL migrations cannot.
+  const sealed = await sealPlaintextSecrets(database.prisma, secrets);
+  if (sealed.sealed) logger.info({ sealed: sealed.sealed }, "sealed stored secrets that were still in plain text");
   let listening: App | null = null;
   const publicUrls = new PublicUrls(config.publicBaseUrl, () => {
     const address = listening?.server.address();
@@ -105,7 +114,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const webhookDeliveryRepository = new WebhookDeliveryRepository(database.prisma, database.pool, database.prepareStatements);
   registerWebhookQueueGauges(metrics, () => webhookDeliveryRepository.queueStats());
   const webhookDispatcher = new WebhookDispatcher(
-    { deliveries: webhookDeliveryRepository, bus, logger, metrics },
+    { deliveries: webhookDeliveryRepository, bus, logger, metrics, secrets },
     config.webhooks,
   );
   registerScheduleGauge(metrics, () => orderTasks.oldestDueSeconds(new Date()));
@@ -129,7 +138,10 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   });
   const merchantRepository = new MerchantRepository(database.prisma);
   const userRepository = new UserRepository(database.prisma);
+  const sessionEnds = new SessionEnds(redis, logger);
+  await sessionEnds.start();
   const signInAttempts = redis ? new RedisAttemptCounter(redis, new MemoryAttemptCounter()) : new MemoryAttemptCounter();
+  const stores = buildStores({ config, database, secrets, publicUrls, orderService, bus, logger });
   const services: AppServices = {
     config,
     database,
@@ -141,13 +153,14 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     liveEvents,
     merchantService: new MerchantService(merchantRepository),
     orderService,
-    orderStats: new OrderStatsService(new OrderStatsRepository(database.pool)),
+    orderStats: new OrderStatsService(new OrderStatBucketsRepository(database.pool)),
     idempotency: new IdempotencyService(database.prisma, abandonedSendAgeMs(config.whatsapp.timeoutMs)),
     phones,
     simulator: new SimulatorService({ orders: orderService, phones, bus, conversations }),
     webhookEndpoints: new WebhookEndpointService(new WebhookEndpointRepository(database.prisma), {
       allowPrivateUrls: config.webhooks.allowPrivateUrls,
       dnsServers: config.webhooks.dnsServers,
+      secrets,
     }),
     webhookDispatcher,
     webhookDeliveries: new WebhookDeliveryService(webhookDeliveryRepository, {
@@ -159,7 +172,9 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     ),
     reminders: new ReminderService(orderTasks),
     confirmationScheduler,
-    users: new UserService(userRepository, (merchantId) => merchantRepository.exists(merchantId)),
+    users: new UserService(userRepository, (merchantId) => merchantRepository.exists(merchantId), undefined, (ids) => sessionEnds.ended(ids)),
+    sessionEnds,
+    auditLog: new AuditLogService(new AuditLogRepository(database.prisma)),
     sessions: new SessionService(
       userRepository,
       signInAttempts,
@@ -169,12 +184,19 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
         signInRateLimit: config.console.signInRateLimit,
       },
       logger,
+      undefined,
+      sessionEnds,
     ),
     gettingStarted: new GettingStartedService(database.pool),
     conversations,
+    stores: stores.service,
+    storeIntake: stores.intake,
+    storeWriteback: stores.writeback,
+    wooCommerce: stores.wooCommerce,
+    sallaLinks: stores.sallaLinks,
   };
   const graphqlSchema = createGraphQLSchema(services);
-  const http = await buildHttpServer(services, config, logger, graphqlSchema);
+  const http = await buildHttpServer(services, config, logger, graphqlSchema, stores.routesFor(services));
   listening = http;
   // graphql-transport-ws on the same port and path as HTTP /graphql (Fastify ignores upgrade requests).
   const subscriptions = startSubscriptionServer(http.server, services, graphqlSchema, logger, options.subscriptions);
@@ -182,6 +204,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   webhookDispatcher.start();
   confirmationScheduler.start();
   conversationSender.start();
+  stores.start();
 
   return {
     services,
@@ -193,6 +216,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       const dispatcherStopped = webhookDispatcher.stop();
       const schedulerStopped = confirmationScheduler.stop();
       const senderStopped = conversationSender.stop();
+      const storesStopped = stores.stop();
       // Connections still open after a grace period (a keep-alive socket Node does not count as idle, a client
       // that never finishes its request) are cut, so shutdown never waits on a client; handlers still running
       // are waited for below.
@@ -204,8 +228,10 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       await dispatcherStopped;
       await schedulerStopped;
       await senderStopped;
+      await storesStopped;
       await maintenance.stop();
       await liveEvents.close();
+      sessionEnds.close();
       redis?.disconnect();
       if (!options.database) await database.close();
     },

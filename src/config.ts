@@ -93,6 +93,43 @@ const publicBaseUrl = z.string().transform((text, ctx) => {
   return `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
 });
 
+/**
+ * Which proxies' X-Forwarded-For the service believes (SPEC §14): a hop count ("1": the address the nearest proxy
+ * saw), or a comma-separated list of proxy addresses or CIDRs ("10.0.0.0/8, 192.168.1.7"). `true` (believe any
+ * left-most X-Forwarded-For, which every client chooses) is refused. "false" or "0": no proxy.
+ */
+const trustProxy = z.string().transform((text, ctx): false | number | string[] => {
+  const value = text.trim().toLowerCase();
+  if (value === "false" || value === "0" || value === "no") return false;
+  if (value === "true" || value === "yes") {
+    ctx.addIssue({
+      code: "custom",
+      message: "true would trust any client's X-Forwarded-For: give the number of proxies in front (e.g. 1) or their addresses/CIDRs",
+    });
+    return z.NEVER;
+  }
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > 10) {
+      ctx.addIssue({ code: "custom", message: `${hops} proxies in front is more than plausible (at most 10)` });
+      return z.NEVER;
+    }
+    return hops;
+  }
+  const entries = value.split(",").map((part) => part.trim()).filter(Boolean);
+  const valid = (entry: string) => {
+    const [address, bits, ...rest] = entry.split("/");
+    if (rest.length || isIP(address) === 0) return false;
+    if (bits === undefined) return true;
+    return /^\d{1,3}$/.test(bits) && Number(bits) <= (isIP(address) === 4 ? 32 : 128);
+  };
+  if (entries.length === 0 || !entries.every(valid)) {
+    ctx.addIssue({ code: "custom", message: `"${text}" is not a hop count or a comma-separated list of addresses/CIDRs` });
+    return z.NEVER;
+  }
+  return entries;
+});
+
 /** 32 bytes, base64 (standard or URL-safe alphabet). */
 const secretsKey = z.string().transform((text, ctx) => {
   const key = Buffer.from(text.trim(), "base64");
@@ -105,17 +142,21 @@ const secretsKey = z.string().transform((text, ctx) => {
 
 const envSchema = z.object({
   NODE_ENV: z.string().default("development"),
+  DEMO: booleanFlag.optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("0.0.0.0"),
-  TRUST_PROXY: booleanFlag.default(false),
+  TRUST_PROXY: trustProxy.prefault("false"),
   HTTP_HEADERS_TIMEOUT: duration.prefault("10s"),
   HTTP_REQUEST_TIMEOUT: duration.prefault("30s"),
   HTTP_KEEP_ALIVE_TIMEOUT: duration.prefault("72s"),
   HTTP_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(256),
   DATABASE_URL: databaseUrl.optional(),
   DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_STATEMENT_TIMEOUT: duration.prefault("5s"),
+  DATABASE_CONNECT_TIMEOUT: duration.prefault("5s"),
   PUBLIC_BASE_URL: publicBaseUrl.optional(),
   SECRETS_KEY: secretsKey.optional(),
+  SECRETS_KEY_PREVIOUS: z.string().optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
   WHATSAPP_API_URL: z.string().url().default("https://graph.facebook.com/v26.0"),
   WHATSAPP_PHONE_NUMBER_ID: z.string().min(1).optional(),
@@ -141,21 +182,59 @@ const envSchema = z.object({
   CONSOLE_TRUSTED_DOCUMENTS: booleanFlag.optional(),
   CONSOLE_ORIGINS: originList.prefault(""),
   SIGN_IN_RATE_LIMIT_MAX: positiveInt.default(10),
+  SIGN_IN_RATE_LIMIT_MAX_PER_EMAIL: positiveInt.default(100),
   SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS: positiveInt.default(50),
   SIGN_IN_RATE_LIMIT_WINDOW: duration.prefault("15 minutes"),
+  AUDIT_LOG_RETENTION: duration.prefault("400d"),
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters (openssl rand -hex 32)").optional(),
+  // Store connectors (SPEC §13).
+  SHOPIFY_CLIENT_ID: z.string().min(1).max(200).optional(),
+  SHOPIFY_CLIENT_SECRET: z.string().min(1).max(500).optional(),
+  SHOPIFY_API_VERSION: z.string().regex(/^(\d{4}-\d{2}|unstable)$/, "must look like 2026-10").default("2026-10"),
+  SHOPIFY_SHOP_ORIGIN: z
+    .string()
+    .refine((text) => text.includes("{shop}") && URL.canParse(text.replace("{shop}", "shop.myshopify.com")), {
+      message: "must be a URL containing {shop}, e.g. https://{shop}",
+    })
+    .default("https://{shop}"),
+  SHOPIFY_SCOPES: z
+    .string()
+    .regex(/^[a-z_]+(,[a-z_]+)*$/, "must be comma-separated scope names")
+    .default("read_orders,write_orders,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders"),
+  STORE_TIMEOUT_MS: positiveInt.default(10_000),
+  SALLA_CLIENT_ID: z.string().min(1).max(200).optional(),
+  SALLA_CLIENT_SECRET: z.string().min(1).max(500).optional(),
+  SALLA_WEBHOOK_SECRET: z.string().min(1).max(500).optional(),
+  SALLA_API_URL: publicBaseUrl.default("https://api.salla.dev/admin/v2"),
+  SALLA_AUTH_URL: publicBaseUrl.default("https://accounts.salla.sa"),
 });
 
 export type DatabaseTarget =
   | { kind: "postgres"; url: string }
   | { kind: "embedded"; dataDir: string | null; template?: Blob };
 
+export interface DatabaseTimeouts {
+  /**
+   * PostgreSQL's `statement_timeout` for the service's connections: a statement running (or waiting for a lock)
+   * longer is cancelled by the server. The driver also gives up on any answer `QUERY_TIMEOUT_MARGIN_MS` later and
+   * drops the connection, which bounds a database that no longer sends anything (and PGlite, which has no
+   * statement timeout of its own).
+   */
+  statementTimeoutMs: number;
+  /** Connecting (or waiting for a free pooled connection) fails after this. */
+  connectTimeoutMs: number;
+}
+
 export interface Config {
   env: string;
   production: boolean;
+  /** Create the demo merchant and user on an empty database: always outside production, with DEMO=true in it. */
+  demo: boolean;
   http: {
     port: number;
     host: string;
-    trustProxy: boolean;
+    /** false, a hop count, or the trusted proxies' addresses/CIDRs (Fastify's trustProxy). */
+    trustProxy: false | number | string[];
     /** A request's headers must arrive within this, the whole request (headers and body) within requestTimeoutMs. */
     headersTimeoutMs: number;
     requestTimeoutMs: number;
@@ -165,6 +244,8 @@ export interface Config {
     maxConnectionsPerAddress: number;
   };
   database: DatabaseTarget;
+  /** Bounds on every database wait, so a hung query or a silent network cannot hold a request (see DatabaseTimeouts). */
+  databaseTimeouts: DatabaseTimeouts;
   dataDir: string;
   /**
    * The origin (and optional path prefix) customers and stores reach, without a trailing slash; null: the
@@ -173,6 +254,8 @@ export interface Config {
   publicBaseUrl: string | null;
   /** Encrypts secrets at rest (SPEC §14); null: outside production, a key generated once into DATA_DIR. */
   secretsKey: Buffer | null;
+  /** Keys that sealed secrets before a rotation (SECRETS_KEY_PREVIOUS): still opened, never used to seal. */
+  previousSecretsKeys: Buffer[];
   redisUrl: string | null;
   whatsapp: {
     apiUrl: string;
@@ -205,9 +288,37 @@ export interface Config {
     allowedOrigins: string[];
     /** Session requests may run only the console's trusted documents (hash → document manifest of its build). */
     trustedDocuments: boolean;
-    signInRateLimit: { maxPerEmail: number; maxPerAddress: number; windowMs: number };
+    /** Failures per (e-mail, address), per e-mail from all addresses (higher), and attempts per address. */
+    signInRateLimit: { maxPerPair: number; maxPerEmail: number; maxPerAddress: number; windowMs: number };
+  };
+  /** Store connectors (SPEC §13); a platform whose app credentials are unset cannot be connected. */
+  stores: {
+    /** Each call to a store's API is abandoned after this. */
+    timeoutMs: number;
+    shopify: {
+      clientId: string | null;
+      clientSecret: string | null;
+      apiVersion: string;
+      /** `{shop}` is replaced by the shop's domain (tests point it at a fake). */
+      shopOrigin: string;
+      scopes: string;
+    };
+    /** Salla (an app in "easy mode"): linking, webhooks and write-back need all three secrets. */
+    salla: {
+      clientId: string | null;
+      clientSecret: string | null;
+      webhookSecret: string | null;
+      /** Merchant API base, version included (no trailing slash). */
+      apiUrl: string;
+      /** OAuth server (token endpoint: `<authUrl>/oauth2/token`). */
+      authUrl: string;
+    };
   };
   logLevel: string;
+  /** Audit entries older than this are deleted by the maintenance sweep (SPEC §14). */
+  auditLogRetentionMs: number;
+  /** When set, /metrics answers only requests with `Authorization: Bearer <this>`. */
+  metricsToken: string | null;
 }
 
 export class ConfigError extends Error {
@@ -237,6 +348,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   if (env.HTTP_HEADERS_TIMEOUT > env.HTTP_REQUEST_TIMEOUT) {
     throw new ConfigError(["HTTP_HEADERS_TIMEOUT: must not be longer than HTTP_REQUEST_TIMEOUT (the headers are part of the request)"]);
   }
+  const previousKeys = (env.SECRETS_KEY_PREVIOUS ?? "").split(",").map((part) => part.trim()).filter(Boolean).map((part) => Buffer.from(part, "base64"));
+  if (previousKeys.some((key) => key.length !== 32)) {
+    throw new ConfigError(["SECRETS_KEY_PREVIOUS: must be a comma-separated list of 32-byte base64 keys"]);
+  }
   const whatsapp = {
     apiUrl: env.WHATSAPP_API_URL.replace(/\/+$/, ""),
     phoneNumberId: env.WHATSAPP_PHONE_NUMBER_ID ?? null,
@@ -254,6 +369,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   return {
     env: env.NODE_ENV,
     production: env.NODE_ENV === "production",
+    demo: env.DEMO ?? env.NODE_ENV !== "production",
     http: {
       port: env.PORT,
       host: env.HOST,
@@ -264,9 +380,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxConnectionsPerAddress: env.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
     },
     database: databaseTarget(env.DATABASE_URL, env.DATA_DIR),
+    databaseTimeouts: { statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT, connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT },
     dataDir: env.DATA_DIR,
     publicBaseUrl: env.PUBLIC_BASE_URL ?? null,
     secretsKey: env.SECRETS_KEY ?? null,
+    previousSecretsKeys: previousKeys,
     redisUrl: env.REDIS_URL ?? null,
     whatsapp,
     confirmation: { minDelayMs: env.CONFIRMATION_MIN_DELAY },
@@ -284,11 +402,31 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       allowedOrigins: env.CONSOLE_ORIGINS,
       trustedDocuments: env.CONSOLE_TRUSTED_DOCUMENTS ?? env.NODE_ENV === "production",
       signInRateLimit: {
-        maxPerEmail: env.SIGN_IN_RATE_LIMIT_MAX,
+        maxPerPair: env.SIGN_IN_RATE_LIMIT_MAX,
+        maxPerEmail: Math.max(env.SIGN_IN_RATE_LIMIT_MAX_PER_EMAIL, env.SIGN_IN_RATE_LIMIT_MAX),
         maxPerAddress: env.SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS,
         windowMs: env.SIGN_IN_RATE_LIMIT_WINDOW,
       },
     },
+    stores: {
+      timeoutMs: env.STORE_TIMEOUT_MS,
+      shopify: {
+        clientId: env.SHOPIFY_CLIENT_ID ?? null,
+        clientSecret: env.SHOPIFY_CLIENT_SECRET ?? null,
+        apiVersion: env.SHOPIFY_API_VERSION,
+        shopOrigin: env.SHOPIFY_SHOP_ORIGIN.replace(/\/+$/, ""),
+        scopes: env.SHOPIFY_SCOPES,
+      },
+      salla: {
+        clientId: env.SALLA_CLIENT_ID ?? null,
+        clientSecret: env.SALLA_CLIENT_SECRET ?? null,
+        webhookSecret: env.SALLA_WEBHOOK_SECRET ?? null,
+        apiUrl: env.SALLA_API_URL.replace(/\/+$/, ""),
+        authUrl: env.SALLA_AUTH_URL.replace(/\/+$/, ""),
+      },
+    },
     logLevel: env.LOG_LEVEL,
+    auditLogRetentionMs: env.AUDIT_LOG_RETENTION,
+    metricsToken: env.METRICS_TOKEN ?? null,
   };
 }

@@ -4,7 +4,7 @@ export function createLogger(level: string): Logger {
   return pino({
     level,
     base: { service: "order-confirmation" },
-    redact: { paths: ["req.headers[\"x-api-key\"]", "req.headers.authorization"], censor: "[redacted]" },
+    redact: { paths: ["req.headers[\"x-api-key\"]", "req.headers.authorization", "req.headers.cookie"], censor: "[redacted]" },
   });
 }
 

@@ -84,10 +84,9 @@ export interface WebhookQueueStats {
  * Queue-lag gauges, computed at scrape time: they show a queue that stalled (no attempts at all), which
  * per-attempt metrics cannot. A failed read leaves the gauges at their last values.
  */
-export function registerWebhookQueueGauges(metrics: Metrics, read: () => Promise<WebhookQueueStats>): void {
-  let pending: Promise<WebhookQueueStats | null> | null = null;
-  // One read per scrape for the three gauges.
-  const stats = () => (pending ??= read().catch(() => null).finally(() => setTimeout(() => (pending = null), 0)));
+export function registerWebhookQueueGauges(metrics: Metrics, read: () => Promise<WebhookQueueStats>, cacheMs = GAUGE_CACHE_MS): void {
+  // One read per GAUGE_CACHE_MS for the three gauges, however often (and by however many) /metrics is scraped.
+  const stats = cachedRead(read, cacheMs);
   const gauge = (name: string, help: string, pick: (stats: WebhookQueueStats) => number) =>
     new Gauge({
       name,
@@ -112,14 +111,36 @@ export function registerWebhookQueueGauges(metrics: Metrics, read: () => Promise
 }
 
 /** Age of the oldest due-but-not-done reminder or expiry (all instances), read from the database at scrape time. */
-export function registerScheduleGauge(metrics: Metrics, read: () => Promise<number>): void {
+export function registerScheduleGauge(metrics: Metrics, read: () => Promise<number>, cacheMs = GAUGE_CACHE_MS): void {
+  const cached = cachedRead(read, cacheMs);
   new Gauge({
     name: "confirmation_schedule_oldest_due_seconds",
     help: "How long the oldest due reminder or expiry has been waiting to be worked (0 when none is due)",
     registers: [metrics.registry],
     async collect() {
-      const seconds = await read().catch(() => null);
+      const seconds = await cached();
       if (seconds !== null) this.set(seconds);
     },
   });
+}
+
+/** Gauges read from the database are read at most this often (SPEC §14: a scrape must stay cheap). */
+export const GAUGE_CACHE_MS = 10_000;
+
+/**
+ * `read` at most once per `ttlMs`: calls in between share the last answer (or the read under way). A failed read
+ * answers null (the gauge keeps its value) and is not cached.
+ */
+export function cachedRead<T>(read: () => Promise<T>, ttlMs: number, clock: () => number = Date.now): () => Promise<T | null> {
+  let last: { at: number; value: Promise<T | null> } | null = null;
+  return () => {
+    const now = clock();
+    if (last && now - last.at < ttlMs) return last.value;
+    const value = read().catch(() => {
+      last = null;
+      return null;
+    });
+    last = { at: now, value };
+    return value;
+  };
 }

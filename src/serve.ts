@@ -1,10 +1,14 @@
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "./config.ts";
 import { createApp } from "./app.ts";
+import { cliSource } from "./domain/audit/audit-log.ts";
 
 /**
  * `npm start` / `ocs serve`: migrate, serve, and on a brand-new database create the demo merchant whose
- * test key is printed once. SIGINT/SIGTERM close everything in order.
+ * test key is shown once (SPEC §14: not with NODE_ENV=production unless DEMO=true; the credentials go to the
+ * terminal, never into a log stream). SIGINT/SIGTERM close everything in order.
  */
 export async function serve(config: Config, logger: Logger): Promise<void> {
   // Installed before the database opens: a signal during start-up (initdb, migrations) still closes it cleanly.
@@ -40,10 +44,16 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   const base = publicBaseUrl(address, config.http.host);
   logger.info({ address, database: app.services.database.embedded ? "embedded" : "postgresql" }, "listening");
 
-  if (!(await app.services.merchantService.hasMerchants())) {
-    const demo = await app.services.merchantService.createMerchant("Demo Shop");
-    const demoUser = await app.services.users.create(demo.merchant.id, DEMO_USER_EMAIL, "admin");
-    printDemoBanner(base, demo.merchant.id, demo.keys.test, { email: demoUser.user.email, password: demoUser.generatedPassword! });
+  const empty = !(await app.services.merchantService.hasMerchants());
+  if (empty && config.production && !config.demo) {
+    logger.info("production: no demo merchant is created on an empty database (DEMO=true would); create one with `ocs merchants create`");
+    console.log(`\n  Order Confirmation Service on ${base}  (no merchant yet: npx ocs merchants create --name <name>)\n`);
+  } else if (empty) {
+    const source = cliSource("first start");
+    const demo = await app.services.merchantService.createMerchant("Demo Shop", source);
+    const demoUser = await app.services.users.create(demo.merchant.id, DEMO_USER_EMAIL, "admin", undefined, source);
+    const banner = demoBanner(base, demo.merchant.id, demo.keys.test, { email: demoUser.user.email, password: demoUser.generatedPassword! });
+    showCredentials(banner, config, logger);
   } else {
     console.log(`\n  Order Confirmation Service on ${base}  (console: ${base}/console, API docs: ${base}/docs, simulator: ${base}/simulator)\n`);
   }
@@ -56,7 +66,27 @@ function publicBaseUrl(address: string, host: string): string {
 /** The console user of the demo merchant, created on the first start with a generated password (printed once). */
 export const DEMO_USER_EMAIL = "demo@example.com";
 
-function printDemoBanner(base: string, merchantId: string, testKey: string, user: { email: string; password: string }): void {
+/** Where the first start's credentials go when stdout is not a terminal (a log collector would keep them). */
+export const FIRST_START_FILE = "first-start.txt";
+
+/**
+ * The credentials reach a person, never a log stream: on a terminal they are printed; otherwise (stdout piped to
+ * a log collector, a container's log) they are written to DATA_DIR/first-start.txt (mode 0600) and only its path
+ * is logged.
+ */
+function showCredentials(banner: string, config: Config, logger: Logger): void {
+  if (process.stdout.isTTY) {
+    console.log(banner);
+    return;
+  }
+  const file = path.resolve(config.dataDir, FIRST_START_FILE);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${banner}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  logger.warn({ firstStartFile: file }, "first start: the demo merchant's test key and console password were written to this file (mode 0600), not to the log; read it, then delete it");
+}
+
+function demoBanner(base: string, merchantId: string, testKey: string, user: { email: string; password: string }): string {
   const lines = [
     "",
     "  Order Confirmation Service is ready (first start: a demo merchant was created)",
@@ -80,5 +110,5 @@ function printDemoBanner(base: string, merchantId: string, testKey: string, user
     `      -d '{"externalOrderId":"ORD-1","customerName":"Layla","customerPhone":"966501234567","subtotal":100,"shippingCost":10,"totalCost":110,"currency":"SAR","items":[{"productName":"Tea","quantity":2,"unitPrice":50,"totalPrice":100}]}'`,
     "",
   ];
-  console.log(lines.join("\n"));
+  return lines.join("\n");
 }

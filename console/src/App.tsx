@@ -9,6 +9,8 @@ import { OrderDetailPage } from "./features/orders/OrderDetailPage.tsx";
 import { ApiKeysPage } from "./features/keys/ApiKeysPage.tsx";
 import { WebhooksPage } from "./features/webhooks/WebhooksPage.tsx";
 import { SettingsPage } from "./features/settings/SettingsPage.tsx";
+import { SecurityPage } from "./features/security/SecurityPage.tsx";
+import { StoresPage } from "./features/stores/StoresPage.tsx";
 import { PageLoading } from "./shared/ui/PageLoading.tsx";
 import { FollowUpsPage } from "./features/follow-ups/FollowUpsPage.tsx";
 import { useViewer } from "./shared/session/viewer.tsx";
@@ -48,6 +50,8 @@ export function App() {
               <Route path="/keys" element={<ApiKeysPage />} />
               <Route path="/webhooks" element={<WebhooksPage />} />
               <Route path="/settings" element={<SettingsPage />} />
+              <Route path="/security" element={<SecurityPage />} />
+              <Route path="/stores" element={<StoresPage />} />
               <Route
                 path="/explorer"
                 element={

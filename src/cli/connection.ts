@@ -165,7 +165,7 @@ export async function withDatabase<T>(config: Config, work: (db: CliDatabase) =>
         );
       }
     }
-    const database = await openDatabase({ kind: "postgres", url: attached.route.url }, { migrate: false, poolSize: 2 });
+    const database = await openDatabase({ kind: "postgres", url: attached.route.url }, { migrate: false, poolSize: 2, timeouts: config.databaseTimeouts });
     try {
       return await work({ route: attached.route, database, applied });
     } finally {

@@ -5,6 +5,7 @@ import type { KeyMode } from "../domain/merchants/api-key.ts";
 import { MerchantRepository } from "../domain/merchants/merchant.repository.ts";
 import { MerchantService } from "../domain/merchants/merchant.service.ts";
 import { UserRepository, type UserRole } from "../domain/users/user.repository.ts";
+import { OrderStatsVerifier, type StatsVerification } from "../domain/stats/order-stats-verifier.ts";
 import { UserService, USER_ROLES, type UserView } from "../domain/users/user.service.ts";
 import { translate } from "../i18n/messages.ts";
 import { migrateDatabase, withDatabase, type CliDatabase } from "./connection.ts";
@@ -12,6 +13,7 @@ import { CliError } from "./errors.ts";
 import { createOutput, describeRoute, keyTable, keyView, userTable, type Output } from "./output.ts";
 import { passwordFromStdin } from "./stdin-password.ts";
 import { packageVersion } from "../version.ts";
+import { announceEndedSessions, registerSecurityCommands } from "./security-commands.ts";
 
 export interface CliContext {
   /** Reads and validates the configuration (src/config.ts); called only by verbs that need it. */
@@ -140,6 +142,26 @@ export function buildProgram(context: CliContext): Command {
       });
     });
 
+  const stats = program.command("stats").description("order statistics (docs/statistics.md)");
+  stats
+    .command("verify")
+    .description("compare a merchant's pre-aggregated statistics with its orders (exit code 1 when they differ)")
+    .requiredOption("--merchant <id>", "the merchant's id")
+    .option("--repair", "add the differences found to the stored statistics (safe while the service runs)")
+    .option("--json", "print the result as one JSON object")
+    .action(async (options: { merchant: string; repair?: boolean; json?: boolean }) => {
+      const out = createOutput(Boolean(options.json));
+      await withDatabase(context.loadConfig(), async ({ route, database, applied }: CliDatabase) => {
+        const merchant = await database.prisma.merchant.findUnique({ where: { id: options.merchant }, select: { id: true } }).catch(() => null);
+        if (!merchant) throw new CliError(`Merchant ${options.merchant} not found.`);
+        const result = await new OrderStatsVerifier(database.pool).verify(options.merchant, { repair: Boolean(options.repair) });
+        out.result(describeVerification(result), result);
+        out.note(describeRoute(route));
+        if (applied.length) out.note(`Applied ${applied.length} migration(s): ${applied.join(", ")}`);
+        if (result.mismatches.length > 0 && !result.repaired) process.exitCode = 1;
+      });
+    });
+
   const users = program.command("users").description("manage console users (browser sign-in to GraphQL and the console)");
   users
     .command("create")
@@ -212,6 +234,7 @@ export function buildProgram(context: CliContext): Command {
       });
     });
 
+  registerSecurityCommands(program, context);
   return program;
 }
 
@@ -221,12 +244,33 @@ function userJson(user: UserView) {
 }
 
 async function withUsers(context: CliContext, out: Output, work: (service: UserService) => Promise<void>): Promise<void> {
-  await withDatabase(context.loadConfig(), async ({ route, database, applied }: CliDatabase) => {
+  const config = context.loadConfig();
+  await withDatabase(config, async ({ route, database, applied }: CliDatabase) => {
     const merchants = new MerchantRepository(database.prisma);
-    await work(new UserService(new UserRepository(database.prisma), (merchantId) => merchants.exists(merchantId)));
+    const ended: string[] = [];
+    await work(new UserService(new UserRepository(database.prisma), (merchantId) => merchants.exists(merchantId), undefined, (ids) => ended.push(...ids)));
+    // The servers close the ended sessions' websockets at once when they share Redis; otherwise at their re-check.
+    await announceEndedSessions(config.redisUrl, ended);
     out.note(describeRoute(route));
     if (applied.length) out.note(`Applied ${applied.length} migration(s): ${applied.join(", ")}`);
   });
+}
+
+function describeVerification(result: StatsVerification): string {
+  const head = `Order statistics of merchant ${result.merchantId}: ${result.checkedBuckets} bucket(s) compared with the orders`;
+  if (result.mismatches.length === 0) return `${head}; all exact.`;
+  const shown = result.mismatches.slice(0, 20).map((mismatch) => {
+    const figures = Object.entries(mismatch.difference)
+      .filter(([, value]) => value !== 0 && value !== false)
+      .map(([name, value]) => `${name} ${typeof value === "number" && value > 0 ? "+" : ""}${value}`)
+      .join(", ");
+    return `  ${mismatch.mode} ${mismatch.span} min ${mismatch.start} ${mismatch.kind}: ${figures}`;
+  });
+  const more = result.mismatches.length > 20 ? [`  … and ${result.mismatches.length - 20} more`] : [];
+  const tail = result.repaired
+    ? "Repaired: the differences (orders minus stored) were added to the stored statistics."
+    : "Run again with --repair to correct them.";
+  return [`${head}; ${result.mismatches.length} differ (orders minus stored):`, ...shown, ...more, tail].join("\n");
 }
 
 async function userNamed<T>(userId: string, work: () => Promise<T>): Promise<T> {

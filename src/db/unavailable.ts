@@ -16,9 +16,10 @@ const ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "Sock
 const PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024", "P2037"]);
 /**
  * SQLSTATE: class 08 (connection exception), 53300 too many connections, 57P01–57P03 (administrator or crash
- * shutdown, cannot connect now), 57P05 (idle session timeout).
+ * shutdown, cannot connect now), 57P05 (idle session timeout), 57014 (statement cancelled: DATABASE_STATEMENT_TIMEOUT
+ * ran out, e.g. waiting for a lock; nothing else cancels the service's statements).
  */
-const SQLSTATE = /^(08...|53300|57P0[1235])$/;
+const SQLSTATE = /^(08...|53300|57P0[1235]|57014)$/;
 const MESSAGES = [
   // Prisma keeps a socket error's code and text ("connect ENOENT /…/.s.PGSQL.5432") but not its syscall.
   /\bconnect E[A-Z]+\b/,
@@ -32,6 +33,8 @@ const MESSAGES = [
   /server closed the connection unexpectedly/i,
   /terminating connection due to administrator command/i,
   /Can't reach database server/i,
+  // The driver's own bound on an answer (query_timeout: a silent network, a PGlite statement past the bound).
+  /\bQuery read timeout\b/,
 ];
 
 export function isDatabaseUnavailable(error: unknown): boolean {

@@ -1,3 +1,5 @@
+import type { FieldProblem } from "../i18n/field-problem.ts";
+
 /**
  * Typed domain errors. Each transport maps them once (src/http/error-mapper.ts, and the GraphQL mapper):
  * the domain never knows about status codes.
@@ -20,9 +22,10 @@ export class NotFoundError extends DomainError {
  */
 export class UnauthorizedError extends DomainError {
   readonly code = "UNAUTHORIZED";
-  constructor(readonly reason: "missing" | "invalid" | "credentials" | "session") {
+  constructor(readonly reason: "missing" | "invalid" | "credentials" | "session" | "metrics_token") {
     super(
       {
+        metrics_token: "The metrics token is missing or wrong",
         missing: "API key missing",
         invalid: "API key invalid or revoked",
         credentials: "Wrong e-mail or password",
@@ -36,12 +39,13 @@ export class UnauthorizedError extends DomainError {
  * `test_mode_only`: a simulator route with a live key; `viewer`: a console viewer attempted a change; `agent`: a
  * console agent reached past the follow-up desk (keys, webhooks, settings, …; see users/permissions.ts);
  * `origin`: a browser request from an origin that may not use console sessions; `mode`: an API key of one mode
- * managing keys of the other.
+ * managing keys of the other; `api_key`: an API key managing keys or users (only admin console sessions and the CLI
+ * may); `admin_only`: a non-admin reading what only admins may (the audit log).
  */
 export class ForbiddenError extends DomainError {
   readonly code = "FORBIDDEN";
   constructor(
-    readonly reason: "test_mode_only" | "viewer" | "agent" | "origin" | "mode",
+    readonly reason: "test_mode_only" | "viewer" | "agent" | "origin" | "mode" | "api_key" | "admin_only",
     readonly params: Record<string, string> = {},
   ) {
     super(
@@ -51,6 +55,8 @@ export class ForbiddenError extends DomainError {
         agent: "Agents work on orders only",
         origin: "Requests from this origin may not use console sessions",
         mode: "This caller may only manage keys of its own mode",
+        api_key: "API keys cannot manage API keys or console users",
+        admin_only: "Only admins may do this",
       }[reason],
     );
   }
@@ -105,13 +111,7 @@ export class ProviderUnavailableError extends DomainError {
   }
 }
 
-export interface FieldProblem {
-  /** Dotted path with indexes, e.g. `items[0].quantity`. */
-  field: string;
-  /** Catalogue key and parameters, localised by the transport. */
-  key: string;
-  params?: Record<string, string | number>;
-}
+export type { FieldProblem };
 
 export class ValidationError extends DomainError {
   readonly code = "VALIDATION_ERROR";

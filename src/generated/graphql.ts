@@ -1,5 +1,6 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { OrderConnectionSource, OrderSource } from '../graphql/order-mapper.ts';
+import type { StoreConnectionView } from '../domain/stores/store.service.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -44,6 +45,72 @@ export type ApiKey = {
   revokedAt?: Maybe<Scalars['DateTime']['output']>;
 };
 
+/** The actor of an audit entry. */
+export type AuditActor = {
+  __typename?: 'AuditActor';
+  /** The user's or key's id; null for the CLI. */
+  id?: Maybe<Scalars['ID']['output']>;
+  /** USER, API_KEY or CLI. */
+  kind: AuditActorKind;
+  /** The user's e-mail, the key's prefix, or the CLI command. */
+  label: Scalars['String']['output'];
+};
+
+/** Who made a security-relevant change. */
+export type AuditActorKind =
+  /** An API key (id: the key's id, label: its prefix). */
+  | 'API_KEY'
+  /** The operator CLI (id: null, label: the command, e.g. `ocs keys create`). */
+  | 'CLI'
+  /** A console user (id: the user's id, label: the e-mail). */
+  | 'USER';
+
+/** One security-relevant change or sign-in of the merchant. */
+export type AuditEntry = {
+  __typename?: 'AuditEntry';
+  /**
+   * api_key.created, api_key.revoked, endpoint_secret.created, endpoint_secret.rotated, user.created, user.removed,
+   * user.password_reset, sign_in.succeeded, sign_in.failed, store.connected or store.disconnected.
+   */
+  action: Scalars['String']['output'];
+  /** Who did it. */
+  actor: AuditActor;
+  /** The client's address (as TRUST_PROXY lets the service judge it); null for the CLI. */
+  address?: Maybe<Scalars['String']['output']>;
+  /** When it happened. */
+  at: Scalars['DateTime']['output'];
+  /** Assigned by the service (increasing). */
+  id: Scalars['ID']['output'];
+  /** The affected object's id (the key, endpoint, user or store). */
+  target?: Maybe<Scalars['ID']['output']>;
+};
+
+/** A page of the audit log, newest first (Relay connection). */
+export type AuditEntryConnection = {
+  __typename?: 'AuditEntryConnection';
+  /** The entries of this page with their cursors, newest first. */
+  edges: Array<AuditEntryEdge>;
+  /** Where this page is in the log. */
+  pageInfo: PageInfo;
+};
+
+/** One audit entry of a page and the cursor that continues after it. */
+export type AuditEntryEdge = {
+  __typename?: 'AuditEntryEdge';
+  /** Opaque; pass it as `after` to continue after this entry. */
+  cursor: Scalars['String']['output'];
+  /** The entry. */
+  node: AuditEntry;
+};
+
+/** Which entries auditLog returns; every given condition must hold. */
+export type AuditLogFilter = {
+  /** Only this action (e.g. sign_in.failed). */
+  action?: InputMaybe<Scalars['String']['input']>;
+  /** Only this actor: a user's or key's id, or `cli` for the operator CLI. */
+  actorId?: InputMaybe<Scalars['ID']['input']>;
+};
+
 /** The result of cancelOrder. */
 export type CancelOrderPayload = {
   __typename?: 'CancelOrderPayload';
@@ -84,6 +151,18 @@ export type ConfirmationPolicyInput = {
   quietHours?: InputMaybe<QuietHoursInput>;
   /** 0–3 delays, strictly increasing, e.g. ["2h", "12h"]. */
   reminders?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+/** A WooCommerce store to connect: its address and a REST API key with Read/Write permissions. */
+export type ConnectWooCommerceStoreInput = {
+  /** WooCommerce → Settings → Advanced → REST API: the consumer key (ck_…). */
+  consumerKey: Scalars['String']['input'];
+  /** The consumer secret (cs_…): stored encrypted, never shown again. */
+  consumerSecret: Scalars['String']['input'];
+  /** The mode whose orders this store creates: the caller's own mode. */
+  mode: KeyMode;
+  /** The store's address, https://shop.example.com (a WordPress folder such as https://example.com/shop is kept). */
+  url: Scalars['String']['input'];
 };
 
 /** Whether the merchant may write to the customer now: WhatsApp delivers free-form messages only within 24 hours of the customer's last message. */
@@ -159,6 +238,8 @@ export type CreateWebhookEndpointInput = {
   enabled?: InputMaybe<Scalars['Boolean']['input']>;
   /** Event names to receive; all of them when omitted. */
   events?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Also send x-webhook-signature-256 (body-only HMAC without a timestamp: replayable). Default false. */
+  legacySignature?: InputMaybe<Scalars['Boolean']['input']>;
   /** http(s) URL (up to 2048 characters) that must not point to a private or internal address. */
   url: Scalars['String']['input'];
 };
@@ -307,10 +388,13 @@ export type Mutation = {
    * canceled order is returned unchanged (no second event); a CONFIRMED or FAILED one is ORDER_NOT_PENDING.
    */
   cancelOrder: CancelOrderPayload;
+  /** Connects a WooCommerce store: checks the key, stores it encrypted and creates the store's order webhook (admins only). */
+  connectWooCommerceStore: StoreConnectionPayload;
   /**
    * A new API key of the caller's merchant. `mode` must be the caller's mode (an API key or a session in test mode
    * creates test keys; switch to live mode for live keys), otherwise userError FORBIDDEN. The key is in the payload
-   * once and never again.
+   * once and never again. Admin console sessions only: an API key (or a non-admin user) gets error FORBIDDEN, so a
+   * leaked key cannot mint its successor.
    */
   createApiKey: CreateApiKeyPayload;
   /**
@@ -320,10 +404,14 @@ export type Mutation = {
    * that order. A taken externalOrderId is DUPLICATE_EXTERNAL_ORDER_ID and sends nothing.
    */
   createOrder: CreateOrderPayload;
+  /** A one-time code that links a Salla store to this merchant and mode when entered in the app's settings on Salla (admins only). */
+  createSallaLinkCode: SallaLinkCodePayload;
   /** Registers a webhook endpoint for the caller's mode; the payload carries its signing secret once. */
   createWebhookEndpoint: CreateWebhookEndpointPayload;
   /** Deletes a webhook endpoint; its pending deliveries are dropped. */
   deleteWebhookEndpoint: DeleteWebhookEndpointPayload;
+  /** Disconnects a store: its credentials are deleted and its deliveries ignored from now on (admins only). */
+  disconnectStore: StoreConnectionPayload;
   /**
    * Records an answer the customer gave outside WhatsApp (a phone call, in person). It acts exactly like the
    * customer's tap: status CONFIRMED or CANCELED, customerAction, the event order.confirmed / order.canceled to
@@ -338,7 +426,7 @@ export type Mutation = {
    * one more attempt.
    */
   retryWebhookDelivery: RetryWebhookDeliveryPayload;
-  /** Revokes a key of the caller's merchant and mode; REST and GraphQL refuse it within 5 seconds. */
+  /** Revokes a key of the caller's merchant and mode; REST and GraphQL refuse it within 5 seconds. Admin console sessions only (an API key gets FORBIDDEN). */
   revokeApiKey: RevokeApiKeyPayload;
   /** Issues a new signing secret (in the payload, once); the old one keeps signing alongside it for 24 h. */
   rotateWebhookEndpointSecret: RotateWebhookEndpointSecretPayload;
@@ -346,6 +434,8 @@ export type Mutation = {
   sendOrderMessage: SendOrderMessagePayload;
   /** Replaces the caller's confirmation policy; it applies to orders created afterwards. */
   updateConfirmationPolicy: UpdateConfirmationPolicyPayload;
+  /** Changes a connection's settings (admins only). */
+  updateStoreConnection: StoreConnectionPayload;
   /** Changes a webhook endpoint's URL, events, description or enabled flag. */
   updateWebhookEndpoint: UpdateWebhookEndpointPayload;
 };
@@ -354,6 +444,12 @@ export type Mutation = {
 /** The root of every change. */
 export type MutationCancelOrderArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** The root of every change. */
+export type MutationConnectWooCommerceStoreArgs = {
+  input: ConnectWooCommerceStoreInput;
 };
 
 
@@ -370,6 +466,12 @@ export type MutationCreateOrderArgs = {
 
 
 /** The root of every change. */
+export type MutationCreateSallaLinkCodeArgs = {
+  mode: KeyMode;
+};
+
+
+/** The root of every change. */
 export type MutationCreateWebhookEndpointArgs = {
   input: CreateWebhookEndpointInput;
 };
@@ -377,6 +479,12 @@ export type MutationCreateWebhookEndpointArgs = {
 
 /** The root of every change. */
 export type MutationDeleteWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every change. */
+export type MutationDisconnectStoreArgs = {
   id: Scalars['ID']['input'];
 };
 
@@ -418,6 +526,13 @@ export type MutationSendOrderMessageArgs = {
 /** The root of every change. */
 export type MutationUpdateConfirmationPolicyArgs = {
   input: ConfirmationPolicyInput;
+};
+
+
+/** The root of every change. */
+export type MutationUpdateStoreConnectionArgs = {
+  id: Scalars['ID']['input'];
+  input: StoreSettingsInput;
 };
 
 
@@ -727,6 +842,13 @@ export type Query = {
   __typename?: 'Query';
   /** The merchant's API keys of the caller's mode, oldest first (revoked ones included). */
   apiKeys: Array<ApiKey>;
+  /**
+   * The merchant's security history, newest first: keys created and revoked, endpoint secrets created and rotated,
+   * users created, removed and given new passwords, sign-ins (succeeded and failed), stores connected and
+   * disconnected. Admin console sessions only (others: error FORBIDDEN). Entries are kept for AUDIT_LOG_RETENTION
+   * (default 400 days).
+   */
+  auditLog: AuditEntryConnection;
   /** The caller's confirmation policy (the merchant and mode of the key). */
   confirmationPolicy: ConfirmationPolicy;
   /** The merchant's getting-started checklist (both modes count). Admins, viewers and API keys; agents are FORBIDDEN. */
@@ -744,12 +866,22 @@ export type Query = {
    * stable while new orders arrive: the same orders and the same cursors as the REST list.
    */
   orders: OrderConnection;
+  /** The store connections of the caller's merchant and mode. */
+  storeConnections: Array<StoreConnection>;
   /** Who is calling: the console user (null for an API key), the merchant, and the mode. */
   viewer: Viewer;
   /** The delivery log of the caller's mode, newest first, with keyset pagination like `orders`. */
   webhookDeliveries: WebhookDeliveryConnection;
   /** The merchant's webhook endpoints of the caller's mode, newest first (at most 20). */
   webhookEndpoints: Array<WebhookEndpoint>;
+};
+
+
+/** The root of every read. */
+export type QueryAuditLogArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<AuditLogFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -842,6 +974,15 @@ export type RotateWebhookEndpointSecretPayload = {
   userErrors: Array<UserError>;
 };
 
+export type SallaLinkCodePayload = {
+  __typename?: 'SallaLinkCodePayload';
+  /** The one-time code to type into the app's settings on Salla (shown once; single use; null when userErrors is not empty). */
+  code?: Maybe<Scalars['String']['output']>;
+  /** The code links nothing after this (24 hours). */
+  expiresAt?: Maybe<Scalars['DateTime']['output']>;
+  userErrors: Array<UserError>;
+};
+
 /** The result of sendOrderMessage. */
 export type SendOrderMessagePayload = {
   __typename?: 'SendOrderMessagePayload';
@@ -857,6 +998,99 @@ export type StatsInterval =
   | 'DAY'
   /** Hours, starting at the local hour that contains `from`. */
   | 'HOUR';
+
+/** One entry of a connection's activity log (kept: the newest 1,000). */
+export type StoreActivity = {
+  __typename?: 'StoreActivity';
+  at: Scalars['DateTime']['output'];
+  detail?: Maybe<Scalars['JSON']['output']>;
+  /** order_created, order_skipped (detail.reason not_cod | no_phone | duplicate | invalid), writeback_succeeded, writeback_failed, writeback_retrying, connected, disconnected, token_refreshed, customer_redacted, shop_redacted, data_requested, error. */
+  kind: Scalars['String']['output'];
+  /** Our order, when one was created. */
+  orderId?: Maybe<Scalars['ID']['output']>;
+  /** The store's own order id (a string: Shopify ids exceed 2^53). */
+  storeOrderId?: Maybe<Scalars['String']['output']>;
+};
+
+export type StoreConnection = {
+  __typename?: 'StoreConnection';
+  /** Newest first; first is 0–100. */
+  activity: Array<StoreActivity>;
+  createdAt: Scalars['DateTime']['output'];
+  id: Scalars['ID']['output'];
+  lastOrderAt?: Maybe<Scalars['DateTime']['output']>;
+  mode: KeyMode;
+  platform: StorePlatform;
+  settings: StoreSettings;
+  /** The shop's domain (Shopify: <name>.myshopify.com). */
+  shop: Scalars['String']['output'];
+  status: StoreConnectionStatus;
+};
+
+
+export type StoreConnectionActivityArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type StoreConnectionPayload = {
+  __typename?: 'StoreConnectionPayload';
+  /** The connection as stored; null when userErrors is not empty. */
+  connection?: Maybe<StoreConnection>;
+  userErrors: Array<UserError>;
+};
+
+export type StoreConnectionStatus =
+  /** Orders arrive and results go back. */
+  | 'ACTIVE'
+  /** Disconnected from the console or uninstalled in the store: deliveries are answered and ignored. */
+  | 'DISCONNECTED'
+  /** The store refused our credentials: reconnect from the console. */
+  | 'ERROR';
+
+/** The store platform of a connection. */
+export type StorePlatform =
+  | 'SALLA'
+  | 'SHOPIFY'
+  | 'WOOCOMMERCE';
+
+/** What a connection does with store orders and what it writes back. */
+export type StoreSettings = {
+  __typename?: 'StoreSettings';
+  /** Cancel the store order when the customer cancels (default false). */
+  cancelOnCustomerCancel: Scalars['Boolean']['output'];
+  /** Cancel the store order when the confirmation expires (default false). */
+  cancelOnExpiry: Scalars['Boolean']['output'];
+  /** Only orders paid by cash on delivery create a confirmation (default true). */
+  codOnly: Scalars['Boolean']['output'];
+  /** Payment gateway names that mean cash on delivery (case-insensitive, whole words). */
+  codPaymentNames: Array<Scalars['String']['output']>;
+  /** Hold the store order's fulfillment until the customer confirms (default false). */
+  holdFulfillmentUntilConfirmed: Scalars['Boolean']['output'];
+  /** The message language when the store order has no locale of ours: en or ar (default en). */
+  language: Scalars['String']['output'];
+  /** Default cod-canceled. */
+  tagCanceled?: Maybe<Scalars['String']['output']>;
+  /** Tag added to the store order when the customer confirms (null: none). Default cod-confirmed. */
+  tagConfirmed?: Maybe<Scalars['String']['output']>;
+  /** Default cod-unconfirmed. */
+  tagExpired?: Maybe<Scalars['String']['output']>;
+  /** Default cod-undeliverable. */
+  tagFailed?: Maybe<Scalars['String']['output']>;
+};
+
+/** Absent fields keep their value; a tag set to null or an empty string is not written. */
+export type StoreSettingsInput = {
+  cancelOnCustomerCancel?: InputMaybe<Scalars['Boolean']['input']>;
+  cancelOnExpiry?: InputMaybe<Scalars['Boolean']['input']>;
+  codOnly?: InputMaybe<Scalars['Boolean']['input']>;
+  codPaymentNames?: InputMaybe<Array<Scalars['String']['input']>>;
+  holdFulfillmentUntilConfirmed?: InputMaybe<Scalars['Boolean']['input']>;
+  language?: InputMaybe<Scalars['String']['input']>;
+  tagCanceled?: InputMaybe<Scalars['String']['input']>;
+  tagConfirmed?: InputMaybe<Scalars['String']['input']>;
+  tagExpired?: InputMaybe<Scalars['String']['input']>;
+  tagFailed?: InputMaybe<Scalars['String']['input']>;
+};
 
 /** Live updates over the graphql-transport-ws websocket at /graphql. */
 export type Subscription = {
@@ -896,6 +1130,8 @@ export type UpdateWebhookEndpointInput = {
   enabled?: InputMaybe<Scalars['Boolean']['input']>;
   /** A new list of event names (at least one). */
   events?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Send x-webhook-signature-256 as well (true) or stop sending it (false). */
+  legacySignature?: InputMaybe<Scalars['Boolean']['input']>;
   /** A new URL (same rules as on creation). */
   url?: InputMaybe<Scalars['String']['input']>;
 };
@@ -1047,6 +1283,8 @@ export type WebhookEndpoint = {
   events: Array<Scalars['String']['output']>;
   /** Assigned by the service. */
   id: Scalars['ID']['output'];
+  /** Whether deliveries also carry x-webhook-signature-256 (a body-only HMAC without a timestamp, so replayable); the Standard Webhooks headers are always sent. */
+  legacySignature: Scalars['Boolean']['output'];
   /** While in the future, deliveries are also signed with the secret before the last rotation. */
   previousSecretExpiresAt?: Maybe<Scalars['DateTime']['output']>;
   /** When it last changed. */
@@ -1130,10 +1368,17 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 export type ResolversTypes = {
   AnswerChannel: AnswerChannel;
   ApiKey: ResolverTypeWrapper<ApiKey>;
+  AuditActor: ResolverTypeWrapper<AuditActor>;
+  AuditActorKind: AuditActorKind;
+  AuditEntry: ResolverTypeWrapper<AuditEntry>;
+  AuditEntryConnection: ResolverTypeWrapper<AuditEntryConnection>;
+  AuditEntryEdge: ResolverTypeWrapper<AuditEntryEdge>;
+  AuditLogFilter: AuditLogFilter;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CancelOrderPayload: ResolverTypeWrapper<Omit<CancelOrderPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
   ConfirmationPolicy: ResolverTypeWrapper<ConfirmationPolicy>;
   ConfirmationPolicyInput: ConfirmationPolicyInput;
+  ConnectWooCommerceStoreInput: ConnectWooCommerceStoreInput;
   ConversationWindow: ResolverTypeWrapper<ConversationWindow>;
   CountPrecision: CountPrecision;
   CreateApiKeyPayload: ResolverTypeWrapper<CreateApiKeyPayload>;
@@ -1182,8 +1427,16 @@ export type ResolversTypes = {
   RetryWebhookDeliveryPayload: ResolverTypeWrapper<RetryWebhookDeliveryPayload>;
   RevokeApiKeyPayload: ResolverTypeWrapper<RevokeApiKeyPayload>;
   RotateWebhookEndpointSecretPayload: ResolverTypeWrapper<RotateWebhookEndpointSecretPayload>;
+  SallaLinkCodePayload: ResolverTypeWrapper<SallaLinkCodePayload>;
   SendOrderMessagePayload: ResolverTypeWrapper<SendOrderMessagePayload>;
   StatsInterval: StatsInterval;
+  StoreActivity: ResolverTypeWrapper<StoreActivity>;
+  StoreConnection: ResolverTypeWrapper<StoreConnectionView>;
+  StoreConnectionPayload: ResolverTypeWrapper<Omit<StoreConnectionPayload, 'connection'> & { connection?: Maybe<ResolversTypes['StoreConnection']> }>;
+  StoreConnectionStatus: StoreConnectionStatus;
+  StorePlatform: StorePlatform;
+  StoreSettings: ResolverTypeWrapper<StoreSettings>;
+  StoreSettingsInput: StoreSettingsInput;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UpdateConfirmationPolicyPayload: ResolverTypeWrapper<UpdateConfirmationPolicyPayload>;
@@ -1205,10 +1458,16 @@ export type ResolversTypes = {
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   ApiKey: ApiKey;
+  AuditActor: AuditActor;
+  AuditEntry: AuditEntry;
+  AuditEntryConnection: AuditEntryConnection;
+  AuditEntryEdge: AuditEntryEdge;
+  AuditLogFilter: AuditLogFilter;
   Boolean: Scalars['Boolean']['output'];
   CancelOrderPayload: Omit<CancelOrderPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
   ConfirmationPolicy: ConfirmationPolicy;
   ConfirmationPolicyInput: ConfirmationPolicyInput;
+  ConnectWooCommerceStoreInput: ConnectWooCommerceStoreInput;
   ConversationWindow: ConversationWindow;
   CreateApiKeyPayload: CreateApiKeyPayload;
   CreateOrderInput: CreateOrderInput;
@@ -1247,7 +1506,13 @@ export type ResolversParentTypes = {
   RetryWebhookDeliveryPayload: RetryWebhookDeliveryPayload;
   RevokeApiKeyPayload: RevokeApiKeyPayload;
   RotateWebhookEndpointSecretPayload: RotateWebhookEndpointSecretPayload;
+  SallaLinkCodePayload: SallaLinkCodePayload;
   SendOrderMessagePayload: SendOrderMessagePayload;
+  StoreActivity: StoreActivity;
+  StoreConnection: StoreConnectionView;
+  StoreConnectionPayload: Omit<StoreConnectionPayload, 'connection'> & { connection?: Maybe<ResolversParentTypes['StoreConnection']> };
+  StoreSettings: StoreSettings;
+  StoreSettingsInput: StoreSettingsInput;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   UpdateConfirmationPolicyPayload: UpdateConfirmationPolicyPayload;
@@ -1271,6 +1536,31 @@ export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends Res
   mode?: Resolver<ResolversTypes['KeyMode'], ParentType, ContextType>;
   prefix?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   revokedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+};
+
+export type AuditActorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditActor'] = ResolversParentTypes['AuditActor']> = {
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['AuditActorKind'], ParentType, ContextType>;
+  label?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type AuditEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEntry'] = ResolversParentTypes['AuditEntry']> = {
+  action?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  actor?: Resolver<ResolversTypes['AuditActor'], ParentType, ContextType>;
+  address?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  target?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
+export type AuditEntryConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEntryConnection'] = ResolversParentTypes['AuditEntryConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['AuditEntryEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type AuditEntryEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEntryEdge'] = ResolversParentTypes['AuditEntryEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['AuditEntry'], ParentType, ContextType>;
 };
 
 export type CancelOrderPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CancelOrderPayload'] = ResolversParentTypes['CancelOrderPayload']> = {
@@ -1344,16 +1634,20 @@ export type MerchantResolvers<ContextType = GraphQLContext, ParentType extends R
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   cancelOrder?: Resolver<ResolversTypes['CancelOrderPayload'], ParentType, ContextType, RequireFields<MutationCancelOrderArgs, 'id'>>;
+  connectWooCommerceStore?: Resolver<ResolversTypes['StoreConnectionPayload'], ParentType, ContextType, RequireFields<MutationConnectWooCommerceStoreArgs, 'input'>>;
   createApiKey?: Resolver<ResolversTypes['CreateApiKeyPayload'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'mode'>>;
   createOrder?: Resolver<ResolversTypes['CreateOrderPayload'], ParentType, ContextType, RequireFields<MutationCreateOrderArgs, 'input'>>;
+  createSallaLinkCode?: Resolver<ResolversTypes['SallaLinkCodePayload'], ParentType, ContextType, RequireFields<MutationCreateSallaLinkCodeArgs, 'mode'>>;
   createWebhookEndpoint?: Resolver<ResolversTypes['CreateWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationCreateWebhookEndpointArgs, 'input'>>;
   deleteWebhookEndpoint?: Resolver<ResolversTypes['DeleteWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebhookEndpointArgs, 'id'>>;
+  disconnectStore?: Resolver<ResolversTypes['StoreConnectionPayload'], ParentType, ContextType, RequireFields<MutationDisconnectStoreArgs, 'id'>>;
   recordCustomerAnswer?: Resolver<ResolversTypes['RecordCustomerAnswerPayload'], ParentType, ContextType, RequireFields<MutationRecordCustomerAnswerArgs, 'action' | 'channel' | 'orderId'>>;
   retryWebhookDelivery?: Resolver<ResolversTypes['RetryWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRetryWebhookDeliveryArgs, 'id'>>;
   revokeApiKey?: Resolver<ResolversTypes['RevokeApiKeyPayload'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   rotateWebhookEndpointSecret?: Resolver<ResolversTypes['RotateWebhookEndpointSecretPayload'], ParentType, ContextType, RequireFields<MutationRotateWebhookEndpointSecretArgs, 'id'>>;
   sendOrderMessage?: Resolver<ResolversTypes['SendOrderMessagePayload'], ParentType, ContextType, RequireFields<MutationSendOrderMessageArgs, 'orderId' | 'text'>>;
   updateConfirmationPolicy?: Resolver<ResolversTypes['UpdateConfirmationPolicyPayload'], ParentType, ContextType, RequireFields<MutationUpdateConfirmationPolicyArgs, 'input'>>;
+  updateStoreConnection?: Resolver<ResolversTypes['StoreConnectionPayload'], ParentType, ContextType, RequireFields<MutationUpdateStoreConnectionArgs, 'id' | 'input'>>;
   updateWebhookEndpoint?: Resolver<ResolversTypes['UpdateWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationUpdateWebhookEndpointArgs, 'id' | 'input'>>;
 };
 
@@ -1480,11 +1774,13 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
+  auditLog?: Resolver<ResolversTypes['AuditEntryConnection'], ParentType, ContextType, RequireFields<QueryAuditLogArgs, 'first'>>;
   confirmationPolicy?: Resolver<ResolversTypes['ConfirmationPolicy'], ParentType, ContextType>;
   gettingStarted?: Resolver<ResolversTypes['GettingStarted'], ParentType, ContextType>;
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
   orderStats?: Resolver<ResolversTypes['OrderStats'], ParentType, ContextType, RequireFields<QueryOrderStatsArgs, 'from' | 'interval' | 'timeZone' | 'to'>>;
   orders?: Resolver<ResolversTypes['OrderConnection'], ParentType, ContextType, RequireFields<QueryOrdersArgs, 'first'>>;
+  storeConnections?: Resolver<Array<ResolversTypes['StoreConnection']>, ParentType, ContextType>;
   viewer?: Resolver<ResolversTypes['Viewer'], ParentType, ContextType>;
   webhookDeliveries?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'first'>>;
   webhookEndpoints?: Resolver<Array<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
@@ -1517,9 +1813,53 @@ export type RotateWebhookEndpointSecretPayloadResolvers<ContextType = GraphQLCon
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
+export type SallaLinkCodePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SallaLinkCodePayload'] = ResolversParentTypes['SallaLinkCodePayload']> = {
+  code?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export type SendOrderMessagePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SendOrderMessagePayload'] = ResolversParentTypes['SendOrderMessagePayload']> = {
   message?: Resolver<Maybe<ResolversTypes['OrderMessage']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type StoreActivityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StoreActivity'] = ResolversParentTypes['StoreActivity']> = {
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  detail?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  orderId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  storeOrderId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type StoreConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StoreConnection'] = ResolversParentTypes['StoreConnection']> = {
+  activity?: Resolver<Array<ResolversTypes['StoreActivity']>, ParentType, ContextType, RequireFields<StoreConnectionActivityArgs, 'first'>>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastOrderAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  mode?: Resolver<ResolversTypes['KeyMode'], ParentType, ContextType>;
+  platform?: Resolver<ResolversTypes['StorePlatform'], ParentType, ContextType>;
+  settings?: Resolver<ResolversTypes['StoreSettings'], ParentType, ContextType>;
+  shop?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['StoreConnectionStatus'], ParentType, ContextType>;
+};
+
+export type StoreConnectionPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StoreConnectionPayload'] = ResolversParentTypes['StoreConnectionPayload']> = {
+  connection?: Resolver<Maybe<ResolversTypes['StoreConnection']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type StoreSettingsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StoreSettings'] = ResolversParentTypes['StoreSettings']> = {
+  cancelOnCustomerCancel?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  cancelOnExpiry?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  codOnly?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  codPaymentNames?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  holdFulfillmentUntilConfirmed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  language?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  tagCanceled?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  tagConfirmed?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  tagExpired?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  tagFailed?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
@@ -1591,6 +1931,7 @@ export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType ex
   enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   events?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  legacySignature?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   previousSecretExpiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1598,6 +1939,10 @@ export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType ex
 
 export type Resolvers<ContextType = GraphQLContext> = {
   ApiKey?: ApiKeyResolvers<ContextType>;
+  AuditActor?: AuditActorResolvers<ContextType>;
+  AuditEntry?: AuditEntryResolvers<ContextType>;
+  AuditEntryConnection?: AuditEntryConnectionResolvers<ContextType>;
+  AuditEntryEdge?: AuditEntryEdgeResolvers<ContextType>;
   CancelOrderPayload?: CancelOrderPayloadResolvers<ContextType>;
   ConfirmationPolicy?: ConfirmationPolicyResolvers<ContextType>;
   ConversationWindow?: ConversationWindowResolvers<ContextType>;
@@ -1630,7 +1975,12 @@ export type Resolvers<ContextType = GraphQLContext> = {
   RetryWebhookDeliveryPayload?: RetryWebhookDeliveryPayloadResolvers<ContextType>;
   RevokeApiKeyPayload?: RevokeApiKeyPayloadResolvers<ContextType>;
   RotateWebhookEndpointSecretPayload?: RotateWebhookEndpointSecretPayloadResolvers<ContextType>;
+  SallaLinkCodePayload?: SallaLinkCodePayloadResolvers<ContextType>;
   SendOrderMessagePayload?: SendOrderMessagePayloadResolvers<ContextType>;
+  StoreActivity?: StoreActivityResolvers<ContextType>;
+  StoreConnection?: StoreConnectionResolvers<ContextType>;
+  StoreConnectionPayload?: StoreConnectionPayloadResolvers<ContextType>;
+  StoreSettings?: StoreSettingsResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   UpdateConfirmationPolicyPayload?: UpdateConfirmationPolicyPayloadResolvers<ContextType>;
   UpdateWebhookEndpointPayload?: UpdateWebhookEndpointPayloadResolvers<ContextType>;

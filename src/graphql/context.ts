@@ -5,6 +5,7 @@ import type { MerchantScope } from "../domain/orders/order.repository.ts";
 import type { OrderView } from "../domain/orders/order.view.ts";
 import type { SessionPrincipal } from "../domain/users/session.service.ts";
 import type { Language } from "../i18n/messages.ts";
+import type { AuditSource } from "../domain/audit/audit-log.ts";
 
 /**
  * Who is calling and in which scope: an API key (its merchant and mode) or a signed-in console user (its
@@ -14,10 +15,18 @@ import type { Language } from "../i18n/messages.ts";
 export interface GraphQLCaller extends MerchantScope {
   /** The API key's id; null for a console session. */
   keyId: string | null;
-  /** The API key's display prefix (recorded as who acted); absent for a console session. */
-  keyPrefix?: string;
+  /** The API key's displayable prefix; null for a console session. */
+  keyPrefix?: string | null;
   /** The signed-in console user; null for an API key. */
   session: SessionPrincipal | null;
+}
+
+/** Who acts and from where, as the audit log records it. */
+export function auditSourceOf(caller: GraphQLCaller, address: string | null): AuditSource {
+  if (caller.session) {
+    return { actor: { kind: "user", id: caller.session.user.id, label: caller.session.user.email }, address };
+  }
+  return { actor: { kind: "api_key", id: caller.keyId, label: caller.keyPrefix ?? "API key" }, address };
 }
 
 /** What every resolver receives (HTTP and websocket alike). */
@@ -32,6 +41,8 @@ export interface GraphQLContext {
   requestId: string;
   /** The HTTP request's `Idempotency-Key` header (as sent; createOrder validates it), null when absent. */
   idempotencyKey: string | null;
+  /** The client's address (request.ip under TRUST_PROXY), for the audit log; null when unknown. */
+  address: string | null;
   /** Per-request batching of order reads by id: created on first use, never shared between requests. */
   readonly orderLoader: DataLoader<string, OrderView | null>;
 }
@@ -40,6 +51,7 @@ export interface GraphQLContextOptions {
   authError?: UnauthorizedError | null;
   requestId?: string;
   idempotencyKey?: string | null;
+  address?: string | null;
 }
 
 /**
@@ -60,6 +72,7 @@ export function createGraphQLContext(
     options.authError ?? null,
     options.requestId ?? "",
     options.idempotencyKey ?? null,
+    options.address ?? null,
   );
 }
 
@@ -73,6 +86,7 @@ class RequestContext implements GraphQLContext {
     readonly authError: UnauthorizedError | null,
     readonly requestId: string,
     readonly idempotencyKey: string | null,
+    readonly address: string | null,
   ) {}
 
   get orderLoader(): DataLoader<string, OrderView | null> {

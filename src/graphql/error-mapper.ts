@@ -1,6 +1,6 @@
 import { ConversationClosedError, ReplyRateLimitedError } from "../domain/conversation/conversation-errors.ts";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
-import { ApolloServerErrorCode, unwrapResolverError } from "@apollo/server/errors";
+import { unwrapResolverError } from "@apollo/server/errors";
 import {
   DomainError,
   DuplicateExternalOrderIdError,
@@ -20,6 +20,7 @@ import { mapErrorToHttp } from "../http/error-mapper.ts";
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from "../db/unavailable.ts";
 import { LIST_SEPARATOR, translate, type Language } from "../i18n/messages.ts";
 import type { UserError } from "../generated/graphql.ts";
+import { GraphQLErrorCode } from "./error-codes.ts";
 import { NESTED_TOO_DEEPLY } from "./input-checks.ts";
 
 /**
@@ -35,19 +36,11 @@ import { NESTED_TOO_DEEPLY } from "./input-checks.ts";
  * Every message is localised (en, ar) like REST's.
  */
 
-/** Codes of top-level errors that this service raises itself (Apollo adds its own parse/validation codes). */
-export const GraphQLErrorCode = {
-  UNAUTHENTICATED: "UNAUTHENTICATED",
-  FORBIDDEN: "FORBIDDEN",
-  BAD_USER_INPUT: ApolloServerErrorCode.BAD_USER_INPUT,
-  BAD_REQUEST: "BAD_REQUEST",
-  NOT_FOUND: "NOT_FOUND",
-  RATE_LIMITED: "RATE_LIMITED",
-  SERVICE_UNAVAILABLE: "SERVICE_UNAVAILABLE",
-  TOO_MANY_SUBSCRIPTIONS: "TOO_MANY_SUBSCRIPTIONS",
-  SUBSCRIBER_TOO_SLOW: "SUBSCRIBER_TOO_SLOW",
-  INTERNAL_SERVER_ERROR: ApolloServerErrorCode.INTERNAL_SERVER_ERROR,
-} as const;
+/**
+ * Codes of top-level errors that this service raises itself (Apollo adds its own parse/validation codes); in their
+ * own module, so the input checks that use them need not import this one (which imports them).
+ */
+export { GraphQLErrorCode } from "./error-codes.ts";
 
 /** `items[0].quantity` → `["items", "0", "quantity"]`, under `root` (e.g. `["input"]`). */
 export function fieldPath(field: string, root: readonly string[] = []): string[] {
@@ -127,6 +120,17 @@ export function forbiddenError(error: ForbiddenError, language: Language): Graph
   return new GraphQLError(translate(`error.FORBIDDEN.${error.reason}`, language, error.params), {
     extensions: { code: GraphQLErrorCode.FORBIDDEN, http: { status: 403 } },
   });
+}
+
+/**
+ * An operationName that names no operation of the document, or none given for a document of several (GraphQL over
+ * HTTP): 400, naming the operation asked for, before anything runs.
+ */
+export function unknownOperationError(operationName: string | null | undefined, language: Language): GraphQLError {
+  const message = operationName
+    ? translate("error.OPERATION_NOT_FOUND", language, { name: operationName.slice(0, 100) })
+    : translate("error.OPERATION_NAME_REQUIRED", language);
+  return new GraphQLError(message, { extensions: { code: GraphQLErrorCode.BAD_REQUEST, http: { status: 400 } } });
 }
 
 /** A subscription sent with HTTP POST/GET: refused with 400 before anything runs (they need the websocket). */

@@ -17,7 +17,7 @@ import type { Config } from "../config.ts";
 import { ForbiddenError, UnauthorizedError, ValidationError } from "../domain/errors.ts";
 import type { SessionPrincipal } from "../domain/users/session.service.ts";
 import { headerValue } from "../http/auth.ts";
-import { isAllowedOrigin, requestedMode, sessionCookieOf } from "../http/console-session.ts";
+import { isAllowedOrigin, requestedMode, sessionCookieName, sessionCookieOf } from "../http/console-session.ts";
 import { RateLimitedError } from "../http/error-mapper.ts";
 import { createGraphQLContext, type GraphQLCaller, type GraphQLContext } from "./context.ts";
 import {
@@ -28,6 +28,7 @@ import {
   requestErrorResponse,
   subscriptionOverHttpError,
   unauthenticatedError,
+  unknownOperationError,
 } from "./error-mapper.ts";
 import { compiledExecutionGateway } from "./compiled-execution.ts";
 import { costLimitRule, depthLimitRule } from "./hardening.ts";
@@ -36,6 +37,7 @@ import { documentTooLargeError, MAX_DOCUMENT_LENGTH, parseOptions, unstorableInp
 import { roleRefusal } from "./role-check.ts";
 import { documentPolicy, isExplorerRequest, loadTrustedDocuments, resolveTrustedDocument } from "./trusted-documents.ts";
 import { CONSOLE_DIST } from "../http/routes/console-page.routes.ts";
+import { translate } from "../i18n/messages.ts";
 import { join } from "node:path";
 
 declare module "fastify" {
@@ -85,6 +87,10 @@ export async function graphqlRoutes(
     // A bounded parse: a document of thousands of nested selections stops at the token limit instead of
     // exhausting the parser's stack (see input-checks.ts; the length is checked before Apollo runs).
     parseOptions,
+    // Automatic persisted queries are off (SPEC §14): their cache is shared by every caller, so a hash stored by one
+    // merchant's key would run for anyone who sends it. A hash the service does not know, with no document, runs
+    // nothing (PERSISTED_QUERY_NOT_SUPPORTED); the console's own hashes are its trusted documents (below).
+    persistedQueries: false,
     // Both are Apollo's defaults, stated because tests rely on them: no array bodies, no simple requests.
     allowBatchedHttpRequests: false,
     csrfPrevention: true,
@@ -112,6 +118,7 @@ export async function graphqlRoutes(
         authError: request.graphqlAuthError ?? null,
         requestId: request.id,
         idempotencyKey: headerValue(request, "idempotency-key") ?? null,
+        address: request.ip,
       }),
   });
 
@@ -130,7 +137,7 @@ export async function graphqlRoutes(
       if (mode === "invalid") throw new ValidationError([{ field: "X-OCS-Mode", key: "field.ocs_mode" }]);
       const key = headerValue(request, "x-api-key");
       // An explicit key wins over a cookie the browser may also send; the key decides the mode.
-      const cookie = key === undefined ? sessionCookieOf(request.headers) : undefined;
+      const cookie = key === undefined ? sessionCookieOf(request.headers, sessionCookieName(config)) : undefined;
       if (cookie !== undefined) {
         // Another site's page must not use the session (SameSite=Lax already keeps the cookie off its POSTs).
         if (!isAllowedOrigin(request.headers, config.console.allowedOrigins)) throw new ForbiddenError("origin");
@@ -152,6 +159,14 @@ export async function graphqlRoutes(
     app.addHook("preHandler", async (request, reply) => {
       if (request.caller) return;
       const session = request.graphqlSession;
+      // A session runs GraphQL over POST only (SPEC §14): a GET carries its document and extensions in the URL, where
+      // links, logs and the trusted-document check of a body do not belong.
+      if (session && request.method === "GET" && !isBrowserPageRequest(request)) {
+        return reply
+          .code(405)
+          .header("allow", "POST")
+          .send({ errors: [{ message: translate("error.SESSION_POST_ONLY", request.language), extensions: { code: "METHOD_NOT_ALLOWED" } }] });
+      }
       const policy = documentPolicy({
         enforced: config.console.trustedDocuments,
         session: Boolean(session),
@@ -233,10 +248,12 @@ function requestChecks(logger: Logger): ApolloServerPlugin<GraphQLContext> {
     }: {
       operation?: OperationDefinitionNode;
       document: DocumentNode;
-      request: { variables?: Record<string, unknown> };
+      request: { variables?: Record<string, unknown>; operationName?: string };
       contextValue: GraphQLContext;
       schema: GraphQLSchema;
     }) {
+      // No operation of that name (or none named in a document of several): 400 naming it, never a 500.
+      if (!operation) throw unknownOperationError(request.operationName, contextValue.language);
       // Executed over HTTP a subscription would run its resolver once, without an event to resolve.
       if (operation?.operation === "subscription") throw subscriptionOverHttpError(contextValue.language);
       // Console roles (viewers read only; agents the follow-up desk): every field is checked before anything runs.

@@ -2,7 +2,7 @@ import { GraphQLError, Kind, visit, type DocumentNode } from "graphql";
 import { findInputProblem, hasNul, isStorableText } from "../domain/storable.ts";
 import { translate, type Language } from "../i18n/messages.ts";
 import { fieldPath } from "../i18n/zod-issues.ts";
-import { GraphQLErrorCode } from "./error-mapper.ts";
+import { GraphQLErrorCode } from "./error-codes.ts";
 
 /**
  * Bounds on a GraphQL request that hold before any resolver runs, on HTTP and on the websocket alike:

@@ -10,7 +10,10 @@ import { viewerResolvers } from "./resolvers/viewer.resolvers.ts";
 import { webhookResolvers } from "./resolvers/webhook.resolvers.ts";
 import { statsResolvers } from "./resolvers/stats.resolvers.ts";
 import { followUpResolvers } from "./resolvers/follow-up.resolvers.ts";
+import { auditResolvers } from "./resolvers/audit.resolvers.ts";
 import { conversationResolvers } from "./resolvers/conversation.resolvers.ts";
+import { storeResolvers } from "./resolvers/store.resolvers.ts";
+import { storePlatformResolvers } from "./resolvers/store-platform.resolvers.ts";
 import { DateTimeScalar, JSONScalar } from "./scalars.ts";
 import { subscriptionResolvers } from "./subscriptions/subscription.resolvers.ts";
 
@@ -19,24 +22,33 @@ export const SCHEMA_SDL = readFileSync(new URL("../../schema.graphql", import.me
 
 /** The executable schema shared by HTTP (Apollo) and the websocket (graphql-ws). */
 export function createGraphQLSchema(services: AppServices): GraphQLSchema {
-  const orders = orderResolvers(services);
-  const confirmation = confirmationResolvers(services);
-  // The console and merchant surface (SPEC §10).
-  const viewer = viewerResolvers(services);
-  const apiKeys = apiKeyResolvers(services);
-  const webhooks = webhookResolvers(services);
-  const stats = statsResolvers(services);
-  // The follow-up desk (SPEC §15) and the conversation (SPEC §11).
-  const followUp = followUpResolvers(services);
-  const conversation = conversationResolvers(services);
-  const resolvers: Resolvers = {
-    DateTime: DateTimeScalar,
-    JSON: JSONScalar,
-    Query: { ...orders.Query, ...confirmation.Query, ...viewer.Query, ...apiKeys.Query, ...webhooks.Query, ...stats.Query, ...followUp.Query },
-    Mutation: { ...orders.Mutation, ...confirmation.Mutation, ...apiKeys.Mutation, ...webhooks.Mutation, ...followUp.Mutation, ...conversation.Mutation },
-    Order: { ...confirmation.Order, ...webhooks.Order, ...conversation.Order },
-    OrderConnection: orders.OrderConnection,
-    Subscription: { ...subscriptionResolvers(services), ...conversation.Subscription },
-  };
+  // Each feature's resolvers, by type name; the console and merchant surface (SPEC §10) and later sections add theirs.
+  const features: object[] = [
+    orderResolvers(services),
+    confirmationResolvers(services),
+    viewerResolvers(services),
+    apiKeyResolvers(services),
+    webhookResolvers(services),
+    statsResolvers(services),
+    auditResolvers(services),
+    conversationResolvers(services),
+    // The follow-up desk (SPEC §15).
+    followUpResolvers(services),
+    storeResolvers(services),
+    storePlatformResolvers(services),
+    { Subscription: subscriptionResolvers(services) },
+  ];
+  const resolvers: Resolvers = { ...combineByType(features), DateTime: DateTimeScalar, JSON: JSONScalar };
   return makeExecutableSchema({ typeDefs: SCHEMA_SDL, resolvers });
+}
+
+/** Merges features' resolver maps type by type (two features may both add fields to Query, Order, …). */
+function combineByType(features: object[]): Resolvers {
+  const combined: Record<string, Record<string, unknown>> = {};
+  for (const feature of features) {
+    for (const [type, fields] of Object.entries(feature)) {
+      if (fields) combined[type] = { ...combined[type], ...(fields as Record<string, unknown>) };
+    }
+  }
+  return combined as Resolvers;
 }

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import type { Caller, MerchantService } from "../domain/merchants/merchant.service.ts";
+import type { AuditSource } from "../domain/audit/audit-log.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -44,4 +45,10 @@ export async function rejectUnauthenticated(request: FastifyRequest): Promise<vo
 export function callerOf(request: FastifyRequest): Caller {
   if (!request.caller) throw new Error("route used without authentication");
   return request.caller;
+}
+
+/** The request's API key and address, as the audit log records them. */
+export function apiKeyAuditSource(request: FastifyRequest): AuditSource {
+  const caller = callerOf(request);
+  return { actor: { kind: "api_key", id: caller.keyId, label: caller.keyPrefix }, address: request.ip };
 }

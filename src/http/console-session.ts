@@ -6,17 +6,27 @@ import type { Config } from "../config.ts";
  * sites from using it. Shared by the sign-in routes, GraphQL over HTTP and the GraphQL websocket.
  */
 export const SESSION_COOKIE = "ocs_session";
+/**
+ * The name when the cookie is Secure (SPEC §14): browsers accept a `__Host-` cookie only from a secure origin,
+ * with Path=/ and no Domain, so a sibling subdomain cannot plant (toss) one that this host would take for its own.
+ */
+export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
+
+/** `__Host-ocs_session`, or `ocs_session` with COOKIE_SECURE=false (plain http on a development machine). */
+export function sessionCookieName(config: Pick<Config, "console">): string {
+  return config.console.cookieSecure ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+}
 
 const first = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
-/** The `ocs_session` value of a Cookie header, or undefined. */
-export function sessionCookieOf(headers: IncomingHttpHeaders): string | undefined {
+/** The value of the session cookie `name` in a Cookie header, or undefined (a cookie of the other name is ignored). */
+export function sessionCookieOf(headers: IncomingHttpHeaders, name: string = SESSION_COOKIE): string | undefined {
   const header = headers.cookie;
   if (!header) return undefined;
   for (const part of header.split(";")) {
     const separator = part.indexOf("=");
     if (separator < 0) continue;
-    if (part.slice(0, separator).trim() !== SESSION_COOKIE) continue;
+    if (part.slice(0, separator).trim() !== name) continue;
     return part.slice(separator + 1).trim().replace(/^"(.*)"$/, "$1");
   }
   return undefined;
@@ -25,12 +35,12 @@ export function sessionCookieOf(headers: IncomingHttpHeaders): string | undefine
 /** Set-Cookie for a new session: lives until the session's absolute expiry; Secure unless COOKIE_SECURE=false. */
 export function sessionCookie(token: string, config: Config): string {
   const maxAge = Math.floor(config.console.sessionMaxAgeMs / 1000);
-  return [`${SESSION_COOKIE}=${token}`, "HttpOnly", "SameSite=Lax", "Path=/", `Max-Age=${maxAge}`, ...(config.console.cookieSecure ? ["Secure"] : [])].join("; ");
+  return [`${sessionCookieName(config)}=${token}`, "HttpOnly", "SameSite=Lax", "Path=/", `Max-Age=${maxAge}`, ...(config.console.cookieSecure ? ["Secure"] : [])].join("; ");
 }
 
 /** Set-Cookie that makes the browser forget the session cookie. */
 export function clearedSessionCookie(config: Config): string {
-  return [`${SESSION_COOKIE}=`, "HttpOnly", "SameSite=Lax", "Path=/", "Max-Age=0", ...(config.console.cookieSecure ? ["Secure"] : [])].join("; ");
+  return [`${sessionCookieName(config)}=`, "HttpOnly", "SameSite=Lax", "Path=/", "Max-Age=0", ...(config.console.cookieSecure ? ["Secure"] : [])].join("; ");
 }
 
 /**

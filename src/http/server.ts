@@ -1,5 +1,5 @@
 import { conversationRoutes } from "./routes/conversation.routes.ts";
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from "fastify";
 import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { Config } from "../config.ts";
 import type { AppServices } from "../app-services.ts";
 import type { Language } from "../i18n/messages.ts";
+import { docsContentSecurityPolicy, securityHeaders } from "./security-headers.ts";
 import { identifyCaller, rejectUnauthenticated } from "./auth.ts";
 import { mapErrorToHttp, RateLimitedError, RouteNotFoundError } from "./error-mapper.ts";
 import { NotFoundError } from "../domain/errors.ts";
@@ -54,6 +55,8 @@ export async function buildHttpServer(
   logger: Logger,
   /** The executable GraphQL schema, shared with the websocket server (built once). */
   graphqlSchema: GraphQLSchema,
+  /** Routes of the store connectors (`/integrations/…`, `/webhooks/<store>`), built with their repositories. */
+  storeRoutes: FastifyPluginAsync[] = [],
 ): Promise<App> {
   const app = Fastify({
     loggerInstance: logger,
@@ -74,8 +77,9 @@ export async function buildHttpServer(
       const incoming = request.headers["x-request-id"];
       return typeof incoming === "string" && INCOMING_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    // Only behind a proxy that sets X-Forwarded-For; otherwise any client could pick its rate-limit address.
-    trustProxy: config.http.trustProxy,
+    // Only the proxies TRUST_PROXY names (a hop count or their addresses): otherwise any client could pick its
+    // rate-limit, sign-in throttle and audit address with X-Forwarded-For (SPEC §14).
+    trustProxy: trustedProxies(config.http.trustProxy),
     // The router refuses over-long or badly percent-encoded path segments before any hook runs; an `{id}`
     // like that is malformed, which SPEC §3 answers as 404 NOT_FOUND in the usual error body.
     frameworkErrors: (error, request, reply) => {
@@ -114,6 +118,7 @@ export async function buildHttpServer(
     reply.header("x-request-id", request.id);
     reply.header("content-language", request.language);
   });
+  app.addHook("onRequest", securityHeaders(services.publicUrls));
   app.addHook("onResponse", async (request, reply) => {
     services.metrics.httpDuration
       .labels(request.method, request.routeOptions.url ?? "unmatched", String(reply.statusCode))
@@ -179,6 +184,8 @@ export async function buildHttpServer(
   await app.register(swaggerUi, {
     routePrefix: "/docs",
     uiConfig: { docExpansion: "list", deepLinking: true },
+    staticCSP: true,
+    transformStaticCSP: (header) => docsContentSecurityPolicy(header, services.publicUrls.isHttps()),
     transformSpecification: (document) => withoutUnusedSchemas(document),
   });
 
@@ -195,6 +202,7 @@ export async function buildHttpServer(
   await app.register(simulatorPageRoutes());
   await app.register(consolePageRoutes());
   await app.register(whatsappWebhookRoutes(services));
+  for (const routes of storeRoutes) await app.register(routes);
   // GraphQL (SPEC §6): Apollo at /graphql, closed by app.close() through Fastify's onClose.
   await app.register(await graphqlRoutes(services, config, logger, graphqlSchema));
   return app;
@@ -205,4 +213,10 @@ function rateLimitKey(request: FastifyRequest): string {
   if (request.caller) return `key:${request.caller.keyId}`;
   if (request.graphqlSession) return `user:${request.graphqlSession.principal.user.id}`;
   return `ip:${request.ip}`;
+}
+
+/** TRUST_PROXY as Fastify takes it: a hop count becomes "the nearest n addresses are proxies" (proxy-addr's index). */
+function trustedProxies(setting: false | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting !== "number") return setting;
+  return setting === 0 ? false : (_address: string, hop: number) => hop < setting;
 }

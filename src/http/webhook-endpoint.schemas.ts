@@ -14,6 +14,9 @@ export const webhookEndpointSchema = z
       .string()
       .nullable()
       .meta({ description: "Until then deliveries carry a second signature made with the secret before the last rotation" }),
+    legacySignature: z
+      .boolean()
+      .meta({ description: "Whether deliveries also carry x-webhook-signature-256 (body-only HMAC, no timestamp)" }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

@@ -21,9 +21,16 @@ import type { ConversationOrder, KnownMessage } from "../domain/conversation/con
 
 const PROVIDER = "whatsapp";
 
+const SIGNATURE_HEADER = /^sha256=([0-9a-fA-F]{64})$/;
+
+/** Whether the header can be a signature at all: checked before the body is read (SPEC §14). */
+export function isSignatureHeaderFormat(header: string | undefined): boolean {
+  return SIGNATURE_HEADER.test(header?.trim() ?? "");
+}
+
 /** `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body, keyed with the app secret>`, in constant time. */
 export function hasValidSignature(appSecret: string, rawBody: Buffer, header: string | undefined): boolean {
-  const match = /^sha256=([0-9a-fA-F]{64})$/.exec(header?.trim() ?? "");
+  const match = SIGNATURE_HEADER.exec(header?.trim() ?? "");
   if (!match) return false;
   const expected = createHmac("sha256", appSecret).update(rawBody).digest();
   const given = Buffer.from(match[1], "hex");
@@ -51,6 +58,8 @@ export type CallbackItem =
       /** The wamid of the message the customer answered (our confirmation), and the button's label. */
       contextId: string | null;
       label: string | null;
+      /** Who tapped: the customer's WhatsApp number (digits), as Meta sends it. */
+      from: string | null;
     }
   | {
       /** A customer's own words (SPEC §11). */
@@ -200,6 +209,7 @@ function messageItem(message: Json): CallbackItem {
     payload: payload ? BUTTON_PAYLOAD.parse(payload) : null,
     contextId: idText(context.id),
     label,
+    from: typeof message.from === "string" ? message.from.replace(/^\+/, "") : null,
   };
 }
 
@@ -406,6 +416,13 @@ async function applyItem(item: Exclude<CallbackItem, StatusItem>, orders: OrderS
       const orderId = item.payload?.orderId ?? answered;
       const action = item.payload?.action ?? actionOfLabel(item.label);
       if (!orderId || !action) return { item: item.kind, id: item.messageId, orderId, outcome: "not_found" };
+      // Defence in depth (SPEC §14): a tap counts only from the order's own customer, on a live order (Meta's
+      // callbacks are about live messages; test orders are answered in the simulator). A payload naming another
+      // order, sent from another number, changes nothing.
+      const customer = await orders.customerOf(orderId);
+      if (!customer || customer.mode !== "live" || !item.from || customer.customerPhone !== item.from) {
+        return { item: item.kind, id: item.messageId, orderId, outcome: "not_found" };
+      }
       // No scope: a tap on an order that is no longer pending is ignored ("rejected" changes nothing).
       const recorded = conversations?.tapRecorder(item.label ?? null);
       const result = await orders.applyCustomerAction(orderId, action, null, once(item.key), "whatsapp", recorded);

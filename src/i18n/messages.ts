@@ -21,6 +21,10 @@ const catalog: Record<string, Record<Language, Template>> = {
     ar: "مفتاح API مفقود: أرسله في الترويسة X-API-Key",
   },
   "error.UNAUTHORIZED.invalid": { en: "Invalid or revoked API key", ar: "مفتاح API غير صالح أو تم إلغاؤه" },
+  "error.UNAUTHORIZED.metrics_token": {
+    en: "/metrics needs the METRICS_TOKEN as a bearer token (Authorization: Bearer <token>)",
+    ar: "تتطلب ‎/metrics رمز METRICS_TOKEN كرمز حامل (Authorization: Bearer <token>)",
+  },
   "error.UNAUTHORIZED.credentials": { en: "Wrong e-mail or password", ar: "البريد الإلكتروني أو كلمة المرور غير صحيحة" },
   "error.UNAUTHORIZED.session": {
     en: "Your session has expired or was signed out: sign in again",
@@ -54,6 +58,14 @@ const catalog: Record<string, Record<Language, Template>> = {
   "error.FORBIDDEN.mode": {
     en: (p) => `You are working in ${p.mode} mode: switch to ${p.requested} mode to manage ${p.requested} keys`,
     ar: (p) => `أنت تعمل في وضع ${p.mode}: انتقل إلى وضع ${p.requested} لإدارة مفاتيح ${p.requested}`,
+  },
+  "error.FORBIDDEN.api_key": {
+    en: "API keys cannot create or revoke API keys or manage console users: an admin does it in the console (or an operator with ocs)",
+    ar: "لا يمكن لمفاتيح API إنشاء مفاتيح API أو إلغاؤها أو إدارة مستخدمي لوحة التحكم: يقوم بذلك مسؤول في لوحة التحكم (أو المشغّل عبر ocs)",
+  },
+  "error.FORBIDDEN.admin_only": {
+    en: "Only an admin of your merchant may see this",
+    ar: "لا يمكن رؤية هذا إلا لمسؤول في حسابك",
   },
   "error.FORBIDDEN.test_mode_only": {
     en: "This endpoint needs a test-mode API key (ek_test_…)",
@@ -123,6 +135,18 @@ const catalog: Record<string, Record<Language, Template>> = {
     en: "Only subscriptions are served over the websocket; send queries and mutations with HTTP POST /graphql",
     ar: "يقدّم اتصال websocket الاشتراكات فقط؛ أرسل الاستعلامات والتعديلات عبر HTTP POST /graphql",
   },
+  "error.OPERATION_NOT_FOUND": {
+    en: (p) => `The document has no operation named "${p.name}"`,
+    ar: (p) => `لا يحتوي المستند على عملية باسم "${p.name}"`,
+  },
+  "error.OPERATION_NAME_REQUIRED": {
+    en: "The document has several operations: say which to run with operationName",
+    ar: "يحتوي المستند على عدة عمليات: حدّد العملية المطلوب تنفيذها عبر operationName",
+  },
+  "error.SESSION_POST_ONLY": {
+    en: "Console sessions run GraphQL over POST only",
+    ar: "تنفّذ جلسات لوحة التحكم طلبات GraphQL عبر POST فقط",
+  },
   "error.SUBSCRIPTIONS_OVER_WEBSOCKET": {
     en: "Subscriptions are served over the websocket at /graphql (protocol graphql-transport-ws), not over HTTP",
     ar: "تُقدَّم الاشتراكات عبر websocket على المسار /graphql (البروتوكول graphql-transport-ws)، وليس عبر HTTP",
@@ -171,6 +195,63 @@ const catalog: Record<string, Record<Language, Template>> = {
   "field.format.datetime": {
     en: "must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z",
     ar: "يجب أن يكون تاريخًا ووقتًا بصيغة ISO 8601 مثل 2026-01-31T12:00:00Z",
+  },
+  "field.store.tag": {
+    en: "must be at most 40 characters, without commas",
+    ar: "يجب ألا يزيد على 40 حرفًا وبدون فواصل",
+  },
+  "field.store.url": {
+    en: "must be your store's address, e.g. https://shop.example.com",
+    ar: "يجب أن يكون عنوان متجرك، مثل https://shop.example.com",
+  },
+  "field.store.https_required": {
+    en: "must start with https:// (the key and secret would otherwise travel unencrypted)",
+    ar: "يجب أن يبدأ بـ https:// (وإلا أُرسل المفتاح والسر دون تشفير)",
+  },
+  "field.store.private_address": {
+    en: "points to a private or internal address, which is not allowed",
+    ar: "يشير إلى عنوان خاص أو داخلي، وهذا غير مسموح",
+  },
+  "field.store.credentials_in_url": {
+    en: "must not contain a user name or password",
+    ar: "يجب ألا يحتوي على اسم مستخدم أو كلمة مرور",
+  },
+  "field.store.not_woocommerce": (() => {
+    const en = (p: Params) => `did not answer as a WooCommerce store (REST API v3 at /wp-json/wc/v3/)${p.detail ? `: ${p.detail}` : ""}`;
+    const ar = (p: Params) => `لم يستجب كمتجر WooCommerce (واجهة REST v3 على ‎/wp-json/wc/v3/‎)${p.detail ? `: ${p.detail}` : ""}`;
+    return { en, ar };
+  })(),
+  "field.store.unreachable": {
+    en: (p) => `could not be reached${p.detail ? ` (${p.detail})` : ""}: check the address and try again`,
+    ar: (p) => `تعذّر الوصول إليه${p.detail ? ` (${p.detail})` : ""}: تحقّق من العنوان وحاول مرة أخرى`,
+  },
+  "field.store.bad_credentials": {
+    en: "was refused by the store (with its secret): use a REST API key with Read/Write permissions (WooCommerce → Settings → Advanced → REST API)",
+    ar: "رفضه المتجر (مع السر): استخدم مفتاح REST API بصلاحيات القراءة والكتابة (WooCommerce ← الإعدادات ← متقدم ← REST API)",
+  },
+  "field.store.webhook_failed": {
+    en: (p) => `the store did not create the order webhook${p.detail ? ` (${p.detail})` : ""}`,
+    ar: (p) => `لم ينشئ المتجر الويب هوك الخاص بالطلبات${p.detail ? ` (${p.detail})` : ""}`,
+  },
+  "field.store.already_connected": {
+    en: "this store is connected to another account or mode: disconnect it there first",
+    ar: "هذا المتجر مرتبط بحساب أو وضع آخر: افصله هناك أولًا",
+  },
+  "field.store.not_configured": {
+    en: (p) => `${p.platform} is not configured on this server`,
+    ar: (p) => `${p.platform} غير مهيأ على هذا الخادم`,
+  },
+  "field.format.woocommerce_key": {
+    en: "must be a WooCommerce consumer key (ck_…)",
+    ar: "يجب أن يكون مفتاح مستهلك WooCommerce (ck_…)",
+  },
+  "field.format.woocommerce_secret": {
+    en: "must be a WooCommerce consumer secret (cs_…)",
+    ar: "يجب أن يكون سر مستهلك WooCommerce (cs_…)",
+  },
+  "error.SALLA_LINK_CODES": {
+    en: "Too many unused Salla link codes: use one, or wait for them to expire (24 hours)",
+    ar: "رموز ربط سلة غير المستخدمة كثيرة: استخدم أحدها أو انتظر انتهاء صلاحيتها (24 ساعة)",
   },
   "field.format.cursor": { en: "is not a cursor returned by this API", ar: "ليس مؤشرًا صادرًا عن هذه الواجهة" },
   "field.format.email": { en: "is not an e-mail address", ar: "ليس عنوان بريد إلكتروني صالحًا" },

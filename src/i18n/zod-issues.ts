@@ -1,5 +1,5 @@
 import type { core } from "zod";
-import type { FieldProblem } from "../domain/errors.ts";
+import type { FieldProblem } from "./field-problem.ts";
 
 /** `items[0].quantity` from ["items", 0, "quantity"]. */
 export function fieldPath(path: readonly PropertyKey[], root?: string): string {

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
@@ -22,7 +22,8 @@ export const SECRETS_KEY_FILE = "secrets.key";
  * instance and the CLI must then share DATA_DIR.
  */
 export function loadSecretBox(config: Config, logger?: Logger): SecretBox {
-  if (config.secretsKey) return new SecretBox(secretKey(config.secretsKey));
+  const previous = (config.previousSecretsKeys ?? []).map((key) => secretKey(key));
+  if (config.secretsKey) return new SecretBox(secretKey(config.secretsKey), previous);
   if (config.production && config.database.kind === "postgres") throw new SecretsKeyMissingError();
   // An in-memory database keeps nothing past the process, nor need its sealed secrets.
   if (config.database.kind === "embedded" && config.database.dataDir === null) return new SecretBox(secretKey(randomBytes(32)));
@@ -45,5 +46,20 @@ export function loadSecretBox(config: Config, logger?: Logger): SecretBox {
     }
   }
   if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
-  return new SecretBox(secretKey(key));
+  return new SecretBox(secretKey(key), previous);
+}
+
+/** The generated key file of DATA_DIR, or null when the key comes from SECRETS_KEY (or there is no file). */
+export function secretsKeyFile(config: Config): string | null {
+  if (config.secretsKey) return null;
+  if (config.database.kind === "embedded" && config.database.dataDir === null) return null;
+  return path.resolve(config.dataDir, SECRETS_KEY_FILE);
+}
+
+/** Replaces the generated key file (after `ocs secrets rotate-key` re-sealed everything with `key`), atomically. */
+export function replaceSecretsKeyFile(file: string, key: Buffer): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${key.toString("base64")}\n`, { mode: 0o600 });
+  chmodSync(temporary, 0o600);
+  renameSync(temporary, file);
 }

@@ -8,7 +8,7 @@ export const abandonedSendAgeMs = (whatsappTimeoutMs: number) => Math.max(5 * 60
 
 /** Housekeeping that must not run on request paths. */
 export function startMaintenance(
-  services: Pick<AppServices, "idempotency" | "orderService" | "config" | "sessions">,
+  services: Pick<AppServices, "idempotency" | "orderService" | "config" | "sessions" | "auditLog">,
   logger: Logger,
 ): { stop(): Promise<void> } {
   const running = new Set<Promise<unknown>>();
@@ -47,6 +47,14 @@ export function startMaintenance(
     },
     "session-purge",
   );
+  const audit = every(
+    IDEMPOTENCY_PURGE_INTERVAL_MS,
+    async () => {
+      const count = await services.auditLog.purgeOlderThan(services.config.auditLogRetentionMs);
+      if (count) logger.info({ count }, "audit entries past AUDIT_LOG_RETENTION deleted");
+    },
+    "audit-purge",
+  );
   const abandoned = every(
     ABANDONED_SEND_INTERVAL_MS,
     async () => {
@@ -62,6 +70,7 @@ export function startMaintenance(
       clearInterval(purge.timer);
       clearInterval(providerEvents.timer);
       clearInterval(sessions.timer);
+      clearInterval(audit.timer);
       clearInterval(abandoned.timer);
       await Promise.allSettled([...running]);
     },

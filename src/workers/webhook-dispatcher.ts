@@ -10,6 +10,8 @@ import type {
 } from "../domain/webhooks/webhook-delivery.repository.ts";
 import { decideAfterAttempt, type AttemptDecision, type AttemptResult } from "../domain/webhooks/webhook-retry-policy.ts";
 import { signDelivery } from "../domain/webhooks/webhook-signature.ts";
+import { openEndpointSecret } from "../domain/webhooks/endpoint-secret-context.ts";
+import type { SecretBox } from "../domain/secrets/secret-box.ts";
 import { throttledWarn } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
 import { AttemptRecorder } from "./webhook-attempt-recorder.ts";
@@ -65,6 +67,8 @@ export interface WebhookDispatcherDeps {
   send?: (request: WebhookRequest, options: SenderOptions, signal: AbortSignal) => Promise<AttemptResult>;
   /** Replaceable in tests (to look at the sockets). */
   connections?: WebhookConnections;
+  /** Opens the endpoints' sealed secrets (SPEC §14); without it, stored secrets are used as they are (tests). */
+  secrets?: SecretBox;
   clock?: () => Date;
 }
 
@@ -392,16 +396,28 @@ export class WebhookDispatcher {
     if (claim.attemptCount === 0) {
       this.deps.metrics.webhookDeliveryLag.observe(Math.max(0, at.getTime() - claim.eventCreatedAt.getTime()) / 1000);
     }
-    const signed = signDelivery(claim.secrets, claim.eventId, at, claim.body);
-    const headers = {
-      "webhook-id": signed["webhook-id"],
-      "webhook-timestamp": signed["webhook-timestamp"],
-      "webhook-signature": signed["webhook-signature"],
-      "content-type": "application/json",
-      "user-agent": USER_AGENT,
-      "x-webhook-event": claim.eventType,
-      "x-webhook-signature-256": signed["x-webhook-signature-256"],
-    };
+    let secrets: string[];
+    try {
+      secrets = this.deps.secrets ? claim.secrets.map((stored) => openEndpointSecret(this.deps.secrets!, claim.endpointId, stored)) : claim.secrets;
+    } catch (error) {
+      // A secret sealed under a key this instance does not have (SECRETS_KEY changed without `ocs secrets
+      // rotate-key`): nothing can be signed, so the attempt fails like an unreachable receiver and is retried.
+      this.warn({ endpointId: claim.endpointId, err: error }, "cannot open a webhook endpoint's secret: is SECRETS_KEY the key it was sealed with?");
+      secrets = [];
+    }
+    const signed = secrets.length ? signDelivery(secrets, claim.eventId, at, claim.body) : null;
+    const headers: Record<string, string> = signed
+      ? {
+          "webhook-id": signed["webhook-id"],
+          "webhook-timestamp": signed["webhook-timestamp"],
+          "webhook-signature": signed["webhook-signature"],
+          "content-type": "application/json",
+          "user-agent": USER_AGENT,
+          "x-webhook-event": claim.eventType,
+          // The body-only HMAC has no timestamp (a receiver verifying it accepts replays): only on request.
+          ...(claim.legacySignature ? { "x-webhook-signature-256": signed["x-webhook-signature-256"] } : {}),
+        }
+      : {};
     let agent;
     try {
       agent = this.connections.agentFor(claim.endpointId, new URL(claim.url));
@@ -410,16 +426,18 @@ export class WebhookDispatcher {
     }
     let result: AttemptResult;
     try {
-      result = await this.send(
-        { url: claim.url, body: claim.body, headers },
-        {
-          timeoutMs: this.options.timeoutMs,
-          allowPrivateUrls: this.options.allowPrivateUrls,
-          dnsServers: this.options.dnsServers,
-          agent,
-        },
-        this.abort.signal,
-      );
+      result = !signed
+        ? { statusCode: null, durationMs: 0, error: "the endpoint's signing secret cannot be opened with this SECRETS_KEY", retryAfter: null }
+        : await this.send(
+            { url: claim.url, body: claim.body, headers },
+            {
+              timeoutMs: this.options.timeoutMs,
+              allowPrivateUrls: this.options.allowPrivateUrls,
+              dnsServers: this.options.dnsServers,
+              agent,
+            },
+            this.abort.signal,
+          );
     } catch (error) {
       if (!(error instanceof AttemptAbortedError)) throw error;
       await this.release([claim]);

@@ -50,9 +50,10 @@ beforeAll(async () => {
   drop = child.drop;
   const port = await freePort();
   server = startServerProcess({ ...env, PORT: String(port), HOST: "127.0.0.1", COOKIE_SECURE: "false" });
-  const [, merchantId] = await server.waitFor(/Demo merchant:\s+([0-9a-f-]{36})/);
-  const [, email] = await server.waitFor(/Console user:\s+(\S+)/);
-  const [, password] = await server.waitFor(/Password:\s+(\S+)/);
+  const { text } = await server.waitForFirstStart(/Password:\s+(\S+)/);
+  const [, merchantId] = /Demo merchant:\s+([0-9a-f-]{36})/.exec(text)!;
+  const [, email] = /Console user:\s+(\S+)/.exec(text)!;
+  const [, password] = /Password:\s+(\S+)/.exec(text)!;
   demo = { merchantId, email, password };
   baseUrl = `http://127.0.0.1:${port}`;
 });

@@ -60,7 +60,7 @@ describe("reminders across kill -9", () => {
 
   it("sends every due reminder after the restart, and none twice", async () => {
     server = startServerProcess(env);
-    const [, merchantId] = await server.waitFor(READY);
+    const [, merchantId] = await server.waitForFirstStart(READY);
     const created = await runCli(["keys", "create", "--merchant", merchantId, "--mode", "live", "--json"], env);
     expect(created.code).toBe(0);
     const shop = api.withKey(JSON.parse(created.stdout).apiKey);

@@ -208,7 +208,7 @@ describe("reminders (live mode, WhatsApp Cloud API)", () => {
       await eventually(async () => fake.requestsTo(`+${phone}`), (requests) => requests.length >= 2, 10_000);
       const steps = await eventually(() => timeline(shop.live, orderId), (entries) => entries.some((e) => e.kind === "reminder_sent"));
       const reminderWamid = steps.find((step) => step.kind === "reminder_sent")!.detail.providerMessageId;
-      const tap = quickReplyCallback({ wamid: reminderWamid, payload: byPayload ? `APPROVE:${orderId}` : "", text: "Approve" });
+      const tap = quickReplyCallback({ wamid: reminderWamid, payload: byPayload ? `APPROVE:${orderId}` : "", text: "Approve", from: phone });
       if (!byPayload) delete tap.entry[0].changes[0].value.messages[0].button.payload;
       expect((await sendCallback(server.baseUrl, tap)).status).toBe(200);
       const order = (await shop.live.get(`/api/v1/orders/${orderId}`)).body;
@@ -224,7 +224,7 @@ describe("reminders (live mode, WhatsApp Cloud API)", () => {
     const tappedId = (await shop.live.post("/api/v1/orders", orderInput({ customerPhone: tapped }))).body.id;
     const canceledId = (await shop.live.post("/api/v1/orders", orderInput({ customerPhone: canceled }))).body.id;
     const firstWamid = fake.requestsTo(`+${tapped}`)[0].response.messages[0].id;
-    expect((await sendCallback(server.baseUrl, quickReplyCallback({ wamid: firstWamid, payload: `CANCEL:${tappedId}` }))).status).toBe(200);
+    expect((await sendCallback(server.baseUrl, quickReplyCallback({ wamid: firstWamid, payload: `CANCEL:${tappedId}`, from: tapped }))).status).toBe(200);
     expect((await shop.live.delete(`/api/v1/orders/${canceledId}`)).status).toBe(200);
     await sleep(2600);
     expect(fake.requestsTo(`+${tapped}`)).toHaveLength(1);
@@ -336,7 +336,7 @@ describe("a tap racing a due reminder (50 orders)", () => {
     }
     const answeredAt = new Map<string, number>();
     const tap = async (order: (typeof orders)[number]) => {
-      const response = await sendCallback(server.baseUrl, quickReplyCallback({ wamid: order.wamid, payload: `APPROVE:${order.id}` }));
+      const response = await sendCallback(server.baseUrl, quickReplyCallback({ wamid: order.wamid, payload: `APPROVE:${order.id}`, from: order.phone }));
       expect(response.status).toBe(200);
       answeredAt.set(order.id, Date.now());
     };

@@ -355,7 +355,7 @@ describe("a session that ends while the console is open", () => {
     await page.locator('[data-testid="live-state"][data-state="live"]').waitFor();
     expect(opened.filter((socket) => !socket.isClosed())).toHaveLength(1);
 
-    const token = (await session.context.cookies()).find((cookie) => cookie.name === "ocs_session")!.value;
+    const token = (await session.context.cookies()).find((cookie) => cookie.name === "__Host-ocs_session")!.value;
     expect(await server.app.services.sessions.signOut(token)).toBe(true);
 
     // The server's re-check of live sockets (every 30 s) may find the session ended first: the console then shows
@@ -413,7 +413,7 @@ describe("a session that ends while the console is open", () => {
       await session.goto("/sign-in");
       await session.signIn(ADMIN.email, ADMIN.password);
       await page.locator('[data-testid="live-state"][data-state="live"]').waitFor();
-      const token = (await session.context.cookies()).find((cookie) => cookie.name === "ocs_session")!.value;
+      const token = (await session.context.cookies()).find((cookie) => cookie.name === "__Host-ocs_session")!.value;
       await quick.app.services.sessions.signOut(token);
       await page.waitForURL(/\/console\/sign-in\?next=%2Forders$/);
       await page.getByText("Your session has ended. Sign in again to continue.").waitFor();

@@ -11,7 +11,8 @@ import { startTestServer, type TestMerchant, type TestServer } from "../support/
 
 /** SPEC §10: console sign-in and sign-out over REST, the cookie, its Origin rule, throttling and expiry. */
 const CONSOLE_ORIGIN = "https://console.example.com";
-const COOKIE = /^ocs_session=([A-Za-z0-9_-]{43}); HttpOnly; SameSite=Lax; Path=\/; Max-Age=604800; Secure$/;
+// Secure cookies carry the __Host- prefix (SPEC §14): no sibling subdomain can plant one.
+const COOKIE = /^__Host-ocs_session=([A-Za-z0-9_-]{43}); HttpOnly; SameSite=Lax; Path=\/; Max-Age=604800; Secure$/;
 const WRONG = { success: false, message: "Wrong e-mail or password", error: "UNAUTHORIZED" };
 
 let server: TestServer;
@@ -162,7 +163,7 @@ describe("sign-out", () => {
     const response = await signOut(server.baseUrl, cookie, { origin: server.baseUrl });
     expect(response.status).toBe(204);
     expect(await response.text()).toBe("");
-    expect(response.headers.get("set-cookie")).toBe("ocs_session=; HttpOnly; SameSite=Lax; Path=/; Max-Age=0; Secure");
+    expect(response.headers.get("set-cookie")).toBe("__Host-ocs_session=; HttpOnly; SameSite=Lax; Path=/; Max-Age=0; Secure");
     expect(await sessionRows()).toBe(before - 1);
 
     const after = await viewerQuery(cookie);
@@ -173,7 +174,7 @@ describe("sign-out", () => {
   });
 
   it("is idempotent: without a cookie, or with an unknown or malformed one, it still answers 204", async () => {
-    for (const cookie of [null, "ocs_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "ocs_session=%%%"]) {
+    for (const cookie of [null, "__Host-ocs_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "__Host-ocs_session=%%%"]) {
       const response = await signOut(server.baseUrl, cookie);
       expect(response.status).toBe(204);
     }

@@ -310,5 +310,5 @@ describe("a Meta batch of 1,000 mixed texts and statuses", () => {
     expect(fake.requests.filter((r) => r.body?.type === "interactive")).toHaveLength(50);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(fake.requests.filter((r) => r.body?.type === "interactive")).toHaveLength(50);
-  }, 120_000);
+  }, 600_000);
 });

@@ -111,7 +111,7 @@ describe("cookie authentication on the websocket", () => {
 
   it("no cookie and no key: 4401; an unknown cookie: 4403; a bad mode: 4400", async () => {
     expect((await (await rawInit({ origin: server.baseUrl })).closed).code).toBe(4401);
-    const unknown = await rawInit({ origin: server.baseUrl, cookie: "ocs_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" });
+    const unknown = await rawInit({ origin: server.baseUrl, cookie: "__Host-ocs_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" });
     expect((await unknown.closed).code).toBe(4403);
     const badMode = await rawInit({ origin: server.baseUrl, cookie: adminA.cookie }, { mode: "production" });
     expect((await badMode.closed).code).toBe(4400);

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -40,18 +40,22 @@ afterAll(async () => {
 });
 
 describe("first start with no configuration", () => {
-  it("prints a demo merchant's test key that works, and the URLs of the docs and the simulator", async () => {
+  it("shows a demo merchant's test key that works, and the URLs of the docs and the simulator; not on stdout when it is not a terminal (SPEC §14)", async () => {
     first = startServerProcess(env);
-    const [, key] = await first.waitFor(READY);
-    await first.waitFor(/Simulator: .*\/simulator/);
+    const banner = await first.waitForFirstStart(READY);
+    const [, key] = banner;
     demoKey = key;
-    expect(first.stdout).toContain(`API docs:       http://localhost:${port}/docs`);
-    expect(first.stdout).toContain(`OpenAPI:        http://localhost:${port}/api/v1/openapi.json`);
-    expect(first.stdout).toContain(`Simulator:      http://localhost:${port}/simulator`);
-    expect(first.stdout).toContain(`Console:        http://localhost:${port}/console`);
-    expect(first.stdout).toContain(`GraphQL:        http://localhost:${port}/graphql (subscriptions: ws://localhost:${port}/graphql)`);
-    expect(first.stdout.match(/ek_test_[0-9A-Za-z]{32,}/g)?.every((printed) => printed === key)).toBe(true);
-    expect(first.stdout).not.toMatch(/ek_live_/);
+    expect(banner.file).toBe(path.join(path.resolve(dataDir), "first-start.txt"));
+    expect(statSync(banner.file).mode & 0o777).toBe(0o600);
+    expect(banner.text).toContain(`API docs:       http://localhost:${port}/docs`);
+    expect(banner.text).toContain(`OpenAPI:        http://localhost:${port}/api/v1/openapi.json`);
+    expect(banner.text).toContain(`Simulator:      http://localhost:${port}/simulator`);
+    expect(banner.text).toContain(`Console:        http://localhost:${port}/console`);
+    expect(banner.text).toContain(`GraphQL:        http://localhost:${port}/graphql (subscriptions: ws://localhost:${port}/graphql)`);
+    expect(banner.text.match(/ek_test_[0-9A-Za-z]{32,}/g)?.every((printed) => printed === key)).toBe(true);
+    expect(banner.text).not.toMatch(/ek_live_/);
+    // stdout (the log stream here) carries the file's path, never a key or a password.
+    expect(first.stdout).not.toMatch(/ek_test_|ek_live_|Password:/);
 
     const created = await api.withKey(key).post("/api/v1/orders", orderInput());
     expect(created.status).toBe(201);
@@ -79,6 +83,23 @@ describe("first start with no configuration", () => {
     expect(second.stdout).not.toMatch(/ek_test_/);
     const stopped = await second.stop("SIGTERM");
     expect(stopped.code, JSON.stringify(stopped)).toBe(0);
+  });
+
+  it("NODE_ENV=production on an empty database creates no demo merchant (SPEC §14), DEMO=true does", async () => {
+    const prodDir = path.join(path.dirname(dataDir), "prod");
+    const prod = await childEnvWithDatabase({ DATA_DIR: prodDir, PORT: String(await freePort()), NODE_ENV: "production", SECRETS_KEY: Buffer.alloc(32, 7).toString("base64") });
+    try {
+      const server = startServerProcess(prod.env);
+      await server.waitFor(/no merchant yet/);
+      expect(server.stdout).not.toMatch(/ek_test_|ek_live_|Password:|firstStartFile/);
+      expect(existsSync(path.join(prodDir, "first-start.txt"))).toBe(false);
+      expect((await server.stop("SIGTERM")).code).toBe(0);
+      const demo = startServerProcess({ ...prod.env, DEMO: "true" });
+      await demo.waitForFirstStart(READY);
+      expect((await demo.stop("SIGTERM")).code).toBe(0);
+    } finally {
+      await prod.drop();
+    }
   });
 
   it("SIGTERM stops it with exit code 0 within a few seconds", async () => {

@@ -52,7 +52,7 @@ afterAll(async () => {
 describe("kill -9 in the middle of a burst of deliveries", () => {
   it("loses no event: every one arrives after the restart, repeats with the same webhook-id and body", async () => {
     let server = startServerProcess(env);
-    const [, key] = await server.waitFor(READY);
+    const [, key] = await server.waitForFirstStart(READY);
     const shop = api.withKey(key);
     receiver.secret = (await createEndpoint(shop, { url: receiver.url(), events: ["order.created"] })).secret;
     // Slow enough that attempts are in flight and outcomes queued when the process dies.

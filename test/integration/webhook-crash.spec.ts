@@ -55,7 +55,7 @@ describe("webhook delivery across process restarts", () => {
 
   it("after kill -9 mid-delivery, the restarted service delivers the event again with the same webhook-id", async () => {
     server = startServerProcess(env);
-    const [, key] = await server.waitFor(READY);
+    const [, key] = await server.waitForFirstStart(READY);
     shop = api.withKey(key);
     const endpoint = await createEndpoint(shop, { url: receiver.url() });
     receiver.secret = endpoint.secret;

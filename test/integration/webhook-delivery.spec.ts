@@ -76,12 +76,12 @@ describe("webhook delivery", () => {
     expect(headers["content-type"]).toBe("application/json");
     expect(headers["user-agent"]).toMatch(/^order-confirmation-service\/\d+\.\d+\.\d+ \(\+webhooks\)$/);
     expect(headers["x-webhook-event"]).toBe("order.created");
-    const key = Buffer.from(endpoint.secret.slice("whsec_".length), "base64");
-    expect(headers["x-webhook-signature-256"]).toBe(`sha256=${createHmac("sha256", key).update(request.rawBody).digest("hex")}`);
+    expect(endpoint.legacySignature).toBe(false);
+    // No x-webhook-signature-256 unless the endpoint asks for it (SPEC §14: it has no timestamp, so it replays).
     expect(Object.keys(headers).sort()).toEqual(
       [
         "connection", "content-length", "content-type", "host", "user-agent", "webhook-id", "webhook-signature",
-        "webhook-timestamp", "x-webhook-event", "x-webhook-signature-256",
+        "webhook-timestamp", "x-webhook-event",
       ].sort(),
     );
 
@@ -90,6 +90,28 @@ describe("webhook delivery", () => {
     expect(delivery.attempts).toHaveLength(1);
     expect(delivery.attempts[0]).toMatchObject({ statusCode: 204, error: null });
     expect(receiver.requests).toHaveLength(1);
+  });
+
+  it("x-webhook-signature-256 (body-only HMAC) only for an endpoint with legacySignature: true, and it can be switched off", async () => {
+    const shop = await server.merchant();
+    const receiver = await receive();
+    const endpoint = await createEndpoint(shop.test, { url: receiver.url(), legacySignature: true });
+    receiver.secret = endpoint.secret;
+    expect(endpoint.legacySignature).toBe(true);
+    const order = await place(shop);
+    const [request] = await receiver.waitFor(1);
+    expect(request.verified).toBe(true);
+    const key = Buffer.from(endpoint.secret.slice("whsec_".length), "base64");
+    expect(request.headers["x-webhook-signature-256"]).toBe(`sha256=${createHmac("sha256", key).update(request.rawBody).digest("hex")}`);
+    expect(request.headers["webhook-signature"]).toMatch(/^v1,/);
+
+    const off = await shop.test.patch(`/api/v1/webhook-endpoints/${endpoint.id}`, { legacySignature: false });
+    expect(off.status, off.text).toBe(200);
+    expect(off.body.legacySignature).toBe(false);
+    await shop.test.post(`/api/v1/test/orders/${order.id}/customer-action`, { action: "approve" });
+    const [, second] = await receiver.waitFor(2);
+    expect(second.verified).toBe(true);
+    expect(second.headers["x-webhook-signature-256"]).toBeUndefined();
   });
 
   it("delivers every event of an order, in order, each verified", async () => {

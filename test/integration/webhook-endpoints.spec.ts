@@ -27,6 +27,7 @@ describe("webhook endpoint management (SPEC §4)", () => {
       enabled: true,
       disabledReason: null,
       previousSecretExpiresAt: null,
+      legacySignature: false,
     });
     expect(created.body.secret).toMatch(SECRET);
     expect(Buffer.from(created.body.secret.slice(6), "base64")).toHaveLength(32);
@@ -135,13 +136,17 @@ describe("webhook endpoint management (SPEC §4)", () => {
     expect(overlapMs).toBeGreaterThan(24 * 3600_000 - 60_000);
     expect(overlapMs).toBeLessThanOrEqual(24 * 3600_000 + 60_000);
 
-    const stored = await server.app.services.database.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: created.body.id } });
-    expect(stored).toMatchObject({ secret: rotated.body.secret, previousSecret: created.body.secret });
+    // Stored sealed (SPEC §14): opened with the service's key, they are the secrets shown.
+    const opened = async () => {
+      const row = await server.app.services.database.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: created.body.id } });
+      const open = (value: string | null) => (value ? server.app.services.secrets.open(value, `webhook-endpoint:${created.body.id}`) : null);
+      return { secret: open(row.secret), previousSecret: open(row.previousSecret) };
+    };
+    expect(await opened()).toEqual({ secret: rotated.body.secret, previousSecret: created.body.secret });
 
     // A second rotation keeps the secret that was current, not the first one.
     const again = await shop.test.post(`/api/v1/webhook-endpoints/${created.body.id}/rotate-secret`);
-    const storedAgain = await server.app.services.database.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: created.body.id } });
-    expect(storedAgain).toMatchObject({ secret: again.body.secret, previousSecret: rotated.body.secret });
+    expect(await opened()).toEqual({ secret: again.body.secret, previousSecret: rotated.body.secret });
   });
 
   it("deletes an endpoint", async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BUTTON_PAYLOAD } from "../../src/domain/messaging/messaging-provider.ts";
+import { randomUUID } from "node:crypto";
+import { BUTTON_PAYLOAD, type MessagingProvider } from "../../src/domain/messaging/messaging-provider.ts";
 import { hasValidSignature } from "../../src/http/whatsapp-callbacks.ts";
 import { startTestServer, type TestMerchant, type TestServer } from "../support/server.ts";
 import { orderInput } from "../support/fixtures.ts";
@@ -18,20 +19,25 @@ import {
 
 let server: TestServer;
 let shop: TestMerchant;
+const acceptingLiveProvider: MessagingProvider = {
+  name: "accepting-stub",
+  sendOrderConfirmation: async (message) => ({ outcome: "accepted", providerMessageId: `wamid.STUB${message.orderId}${randomUUID().slice(0, 8)}` }),
+};
 
 beforeAll(async () => {
-  server = await startTestServer({ WHATSAPP_APP_SECRET: TEST_APP_SECRET, WHATSAPP_VERIFY_TOKEN: TEST_VERIFY_TOKEN });
+  // Meta's callbacks concern live orders only (SPEC §14): they are sent through a stub of the live provider.
+  server = await startTestServer({ WHATSAPP_APP_SECRET: TEST_APP_SECRET, WHATSAPP_VERIFY_TOKEN: TEST_VERIFY_TOKEN }, { liveProvider: acceptingLiveProvider });
   shop = await server.merchant();
 });
 afterAll(() => server?.close());
 
 const callback = (body: unknown, options?: Parameters<typeof sendCallback>[2]) => sendCallback(server.baseUrl, body, options);
-const get = async (id: string) => (await shop.test.get(`/api/v1/orders/${id}`)).body;
+const get = async (id: string) => (await shop.live.get(`/api/v1/orders/${id}`)).body;
 const eventTypes = async (orderId: string) => (await server.outbox(orderId)).map((event) => event.type);
 
-/** A pending test-mode order and the wamid the simulator "sent" it with (what Meta's callbacks name). */
+/** A pending live-mode order and the wamid the stub "sent" it with (what Meta's callbacks name). */
 async function place(): Promise<{ id: string; wamid: string; order: any }> {
-  const response = await shop.test.post("/api/v1/orders", orderInput());
+  const response = await shop.live.post("/api/v1/orders", orderInput());
   expect(response.status, response.text).toBe(201);
   const row = await server.app.services.database.prisma.order.findUniqueOrThrow({ where: { id: response.body.id } });
   expect(row.providerMessageId).toMatch(/^wamid\./);
@@ -238,7 +244,7 @@ describe("button taps", () => {
 
   it("a tap after the merchant canceled changes nothing; a second tap after an answer changes nothing", async () => {
     const { id, wamid } = await place();
-    expect((await shop.test.delete(`/api/v1/orders/${id}`)).status).toBe(200);
+    expect((await shop.live.delete(`/api/v1/orders/${id}`)).status).toBe(200);
     const canceled = await get(id);
     await expectOk(quickReplyCallback({ wamid, payload: BUTTON_PAYLOAD.approve(id) }));
     expect(await get(id)).toEqual(canceled);
@@ -268,7 +274,7 @@ describe("button taps", () => {
       orders.map(async ({ id, wamid }) => {
         const [tap, cancel] = await Promise.all([
           callback(quickReplyCallback({ wamid, payload: BUTTON_PAYLOAD.approve(id), messageId: newInboundId() })),
-          shop.test.delete(`/api/v1/orders/${id}`),
+          shop.live.delete(`/api/v1/orders/${id}`),
         ]);
         expect(tap.status).toBe(200);
         expect([200, 409]).toContain(cancel.status);
@@ -332,7 +338,7 @@ describe("without WHATSAPP_APP_SECRET or WHATSAPP_VERIFY_TOKEN", () => {
 describe("dedupe records of provider callbacks", () => {
   it("are kept through Meta's 7-day retry window and purged after it", async () => {
     const prisma = server.app.services.database.prisma;
-    const order = (await shop.test.post("/api/v1/orders", orderInput())).body;
+    const order = (await shop.live.post("/api/v1/orders", orderInput())).body;
     const day = 24 * 3600_000;
     await prisma.providerEvent.createMany({
       data: [
@@ -353,7 +359,7 @@ describe("a callback that overtakes the recording of its send", () => {
     const { prisma, pool } = server.app.services.database;
     const repository = new OrderRepository(prisma, pool);
     const claimed = await repository.insertSending(
-      { merchantId: shop.id, mode: "test" },
+      { merchantId: shop.id, mode: "live" },
       createOrderInput.parse(orderInput()),
       "en",
       new Date(),
@@ -363,31 +369,31 @@ describe("a callback that overtakes the recording of its send", () => {
     const wamid = newInboundId();
 
     // Batched with a status of another, ordinary order: that one is applied at once, only the early one waits.
-    const other = (await shop.test.post("/api/v1/orders", orderInput())).body;
+    const other = (await shop.live.post("/api/v1/orders", orderInput())).body;
     const otherWamid = (await prisma.order.findUniqueOrThrow({ where: { id: other.id } })).providerMessageId!;
     const batch = statusCallback(wamid, "sent", { orderId: draft.id });
     batch.entry[0].changes[0].value.statuses.push(statusCallback(otherWamid, "delivered").entry[0].changes[0].value.statuses[0]);
     const early = await callback(batch);
     expect(early.status).toBe(503);
-    expect((await shop.test.get(`/api/v1/orders/${other.id}`)).body.deliveryStatus).toBe("delivered");
-    expect((await shop.test.get(`/api/v1/orders/${draft.id}`)).status).toBe(404);
+    expect((await shop.live.get(`/api/v1/orders/${other.id}`)).body.deliveryStatus).toBe("delivered");
+    expect((await shop.live.get(`/api/v1/orders/${draft.id}`)).status).toBe(404);
 
     await repository.markAccepted(draft, wamid, new Date(), [], "rest");
     const retried = await callback(batch);
     expect(retried.status).toBe(200);
-    expect((await shop.test.get(`/api/v1/orders/${draft.id}`)).body.deliveryStatus).toBe("sent");
+    expect((await shop.live.get(`/api/v1/orders/${draft.id}`)).body.deliveryStatus).toBe("sent");
   });
 });
 
 describe("the dedupe itself", () => {
   it("skips a repeat of a provider event even when the repeat would change the order", async () => {
     const { orderService, database } = server.app.services;
-    const order = (await shop.test.post("/api/v1/orders", orderInput())).body;
+    const order = (await shop.live.post("/api/v1/orders", orderInput())).body;
     const key = { provider: "whatsapp", key: `status:${order.id}:sent` };
     expect((await orderService.applyDeliveryStatus(order.id, "sent", undefined, null, key)).outcome).toBe("applied");
     // Put the order back where the same report would apply again.
     await database.prisma.order.update({ where: { id: order.id }, data: { deliveryStatus: null } });
     expect((await orderService.applyDeliveryStatus(order.id, "sent", undefined, null, key)).outcome).toBe("duplicate");
-    expect((await shop.test.get(`/api/v1/orders/${order.id}`)).body.deliveryStatus).toBeNull();
+    expect((await shop.live.get(`/api/v1/orders/${order.id}`)).body.deliveryStatus).toBeNull();
   });
 });

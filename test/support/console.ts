@@ -35,7 +35,7 @@ export interface SignInResult {
   headers: Headers;
   /** The Set-Cookie header as sent. */
   setCookie: string | null;
-  /** `ocs_session=<value>`, ready for a Cookie header; null when none was set. */
+  /** `__Host-ocs_session=<value>` (or `ocs_session=` when not Secure), ready for a Cookie header; null when none was set. */
   cookie: string | null;
 }
 
@@ -53,13 +53,14 @@ export async function signIn(
   });
   const text = await response.text();
   const setCookie = response.headers.get("set-cookie");
-  const value = setCookie ? /^ocs_session=([^;]*)/.exec(setCookie)?.[1] : undefined;
+  // `__Host-ocs_session` when the cookie is Secure (the default), `ocs_session` with COOKIE_SECURE=false.
+  const [, name, value] = (setCookie ? /^((?:__Host-)?ocs_session)=([^;]*)/.exec(setCookie) : null) ?? [];
   return {
     status: response.status,
     body: text ? JSON.parse(text) : null,
     headers: response.headers,
     setCookie,
-    cookie: value ? `ocs_session=${value}` : null,
+    cookie: value ? `${name}=${value}` : null,
   };
 }
 

@@ -48,10 +48,23 @@ export function statusCallback(
   return body;
 }
 
+/**
+ * Taps come from the order's customer (SPEC §14: a tap from any other number changes nothing); by default the
+ * phone of fixtures.ts's orderInput().
+ */
+export const DEFAULT_CUSTOMER_PHONE = "966501234567";
+
+function setSender(body: any, phone: string): void {
+  const value = body.entry[0].changes[0].value;
+  value.messages[0].from = phone;
+  if (value.contacts?.[0]) value.contacts[0].wa_id = phone;
+}
+
 /** The customer taps a quick-reply button of our template (`type: "button"`). */
-export function quickReplyCallback(options: { wamid: string | null; payload: string; text?: string; messageId?: string }) {
+export function quickReplyCallback(options: { wamid: string | null; payload: string; text?: string; messageId?: string; from?: string }) {
   const body = fixture("webhook-button-reply-template-quick-reply.json");
   const message = body.entry[0].changes[0].value.messages[0];
+  setSender(body, options.from ?? DEFAULT_CUSTOMER_PHONE);
   message.id = options.messageId ?? newInboundId();
   if (options.wamid) message.context.id = options.wamid;
   else delete message.context;
@@ -60,9 +73,10 @@ export function quickReplyCallback(options: { wamid: string | null; payload: str
 }
 
 /** The customer taps a reply button of an interactive message (`interactive.type: "button_reply"`). */
-export function buttonReplyCallback(options: { wamid: string; id: string; title?: string; messageId?: string }) {
+export function buttonReplyCallback(options: { wamid: string; id: string; title?: string; messageId?: string; from?: string }) {
   const body = fixture("webhook-interactive-button-reply.json");
   const message = body.entry[0].changes[0].value.messages[0];
+  setSender(body, options.from ?? DEFAULT_CUSTOMER_PHONE);
   message.id = options.messageId ?? newInboundId();
   message.context.id = options.wamid;
   message.interactive.button_reply = { id: options.id, title: options.title ?? message.interactive.button_reply.title };

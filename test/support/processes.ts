@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import path from "node:path";
@@ -14,6 +15,7 @@ const CONFIG_VARIABLES = [
   "RATE_LIMIT_MAX", "RATE_LIMIT_WINDOW", "LOG_LEVEL", "CONFIRMATION_MIN_DELAY", "WHATSAPP_REMINDER_TEMPLATE_NAME",
   "WHATSAPP_MAX_SENDS_PER_SECOND", "SESSION_IDLE_TIMEOUT", "SESSION_MAX_AGE", "COOKIE_SECURE",
   "CONSOLE_ORIGINS", "SIGN_IN_RATE_LIMIT_MAX", "SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS", "SIGN_IN_RATE_LIMIT_WINDOW",
+  "SIGN_IN_RATE_LIMIT_MAX_PER_EMAIL", "DEMO", "METRICS_TOKEN", "SECRETS_KEY_PREVIOUS", "AUDIT_LOG_RETENTION",
 ];
 
 export function childEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
@@ -96,6 +98,11 @@ export interface ServerProcess {
   readonly stderr: string;
   /** Resolves with the stdout text matched, once `pattern` appears; rejects if the process exits first. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /**
+   * The first start's credentials banner: with stdout not a terminal (as here) the server writes it to
+   * DATA_DIR/first-start.txt and logs only the path (SPEC §14). Resolves with `pattern` matched in that file.
+   */
+  waitForFirstStart(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray & { text: string; file: string }>;
   /** Resolves once the process has exited. */
   readonly exited: Promise<Finished>;
   /** Sends `signal` and waits for the exit. */
@@ -149,6 +156,13 @@ export function startServerProcess(env: NodeJS.ProcessEnv): ServerProcess {
         listeners.add(check);
         check();
       });
+    },
+    async waitForFirstStart(pattern, timeoutMs = 45_000) {
+      const [, file] = await this.waitFor(/"firstStartFile":"([^"]+)"/, timeoutMs);
+      const text = readFileSync(file, "utf8");
+      const match = pattern.exec(text);
+      if (!match) throw new Error(`${file} does not match ${pattern}:\n${text}`);
+      return Object.assign(match, { text, file });
     },
     async stop(signal = "SIGTERM") {
       if (!done) child.kill(signal);

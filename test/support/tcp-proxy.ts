@@ -6,7 +6,8 @@ import { SOCKET_FILE, socketUrlFor } from "../../src/db/embedded-postgres.ts";
 
 /**
  * A byte-for-byte proxy in front of a database, which a test can cut (every connection dropped, new ones
- * refused, as when PostgreSQL stops) and restore. It listens where the target does: on loopback TCP for
+ * refused, as when PostgreSQL stops), black-hole (every byte either way silently dropped, connections left open and
+ * new ones accepted, as when a firewall or a dead network path drops packets) and restore. It listens where the target does: on loopback TCP for
  * PostgreSQL, on a unix socket (in its own directory) for the embedded database.
  */
 export interface DatabaseProxy {
@@ -15,6 +16,8 @@ export interface DatabaseProxy {
   /** Connections currently open through the proxy. */
   readonly open: number;
   cut(): Promise<void>;
+  /** Nothing answers any more, and nothing says so: no reset, no close. */
+  blackHole(): void;
   restore(): Promise<void>;
   close(): Promise<void>;
 }
@@ -26,6 +29,11 @@ export async function proxyDatabase(targetUrl: string): Promise<DatabaseProxy> {
     socketDir ? net.connect(path.join(socketDir, SOCKET_FILE)) : net.connect(Number(target.port || 5432), target.hostname);
 
   const sockets = new Set<net.Socket>();
+  let silent = false;
+  const forward = (from: net.Socket, to: net.Socket) =>
+    from.on("data", (chunk) => {
+      if (!silent) to.write(chunk);
+    });
   const server = net.createServer((client) => {
     const upstream = connectTarget();
     for (const socket of [client, upstream]) {
@@ -33,8 +41,8 @@ export async function proxyDatabase(targetUrl: string): Promise<DatabaseProxy> {
       socket.on("close", () => sockets.delete(socket));
       socket.on("error", () => undefined);
     }
-    client.pipe(upstream);
-    upstream.pipe(client);
+    forward(client, upstream);
+    forward(upstream, client);
     client.on("close", () => upstream.destroy());
     upstream.on("close", () => client.destroy());
   });
@@ -80,7 +88,11 @@ export async function proxyDatabase(targetUrl: string): Promise<DatabaseProxy> {
       return sockets.size / 2;
     },
     cut: stop,
+    blackHole() {
+      silent = true;
+    },
     async restore() {
+      silent = false;
       if (listening) return;
       await listen();
       listening = true;

@@ -12,10 +12,14 @@ export interface CreatedEndpoint {
   url: string;
   events: string[];
   secret: string;
+  legacySignature?: boolean;
 }
 
 /** Registers an endpoint through the public API, as a merchant would. */
-export async function createEndpoint(client: ApiClient, input: { url: string; events?: string[] }): Promise<CreatedEndpoint> {
+export async function createEndpoint(
+  client: ApiClient,
+  input: { url: string; events?: string[]; legacySignature?: boolean },
+): Promise<CreatedEndpoint> {
   const response = await client.post("/api/v1/webhook-endpoints", input);
   if (response.status !== 201) throw new Error(`endpoint not created: ${response.status} ${response.text}`);
   return response.body;

@@ -49,6 +49,16 @@ describe("loadConfig defaults (SPEC §1)", () => {
     expect(config.production).toBe(false);
   });
 
+  it("takes TRUST_PROXY as a hop count or addresses/CIDRs and refuses true (a client-chosen X-Forwarded-For)", () => {
+    expect(loadConfig({ TRUST_PROXY: "2" }).http.trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: "false" }).http.trustProxy).toBe(false);
+    expect(loadConfig({}).http.trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "127.0.0.1, ::1, 10.1.0.0/16" }).http.trustProxy).toEqual(["127.0.0.1", "::1", "10.1.0.0/16"]);
+    expect(() => loadConfig({ TRUST_PROXY: "true" })).toThrow(/TRUST_PROXY: true would trust any client's X-Forwarded-For/);
+    expect(() => loadConfig({ TRUST_PROXY: "10.0.0.0/40" })).toThrow(/TRUST_PROXY/);
+    expect(() => loadConfig({ TRUST_PROXY: "proxy.local" })).toThrow(/TRUST_PROXY/);
+  });
+
   it("treats empty strings as unset", () => {
     const config = loadConfig({ PORT: "", DATABASE_URL: "", REDIS_URL: "", LOG_LEVEL: "", RATE_LIMIT_WINDOW: "" });
     expect(config.http.port).toBe(3000);
@@ -62,7 +72,7 @@ describe("loadConfig defaults (SPEC §1)", () => {
       NODE_ENV: "production",
       PORT: "8080",
       HOST: "127.0.0.1",
-      TRUST_PROXY: "true",
+      TRUST_PROXY: "10.0.0.0/8, 192.168.1.7",
       HTTP_HEADERS_TIMEOUT: "5s",
       HTTP_REQUEST_TIMEOUT: "1 minute",
       HTTP_KEEP_ALIVE_TIMEOUT: "65s",
@@ -91,7 +101,7 @@ describe("loadConfig defaults (SPEC §1)", () => {
     expect(config.http).toEqual({
       port: 8080,
       host: "127.0.0.1",
-      trustProxy: true,
+      trustProxy: ["10.0.0.0/8", "192.168.1.7"],
       headersTimeoutMs: 5_000,
       requestTimeoutMs: 60_000,
       keepAliveTimeoutMs: 65_000,
@@ -252,14 +262,14 @@ describe("durations", () => {
 });
 
 describe("console sessions (SPEC §10)", () => {
-  it("defaults: 12 h idle, 7 d absolute, Secure cookies, no extra origins, 10 failures per e-mail and 50 attempts per address per 15 minutes", () => {
+  it("defaults: 12 h idle, 7 d absolute, Secure cookies, no extra origins, 10 failures per (e-mail, address), 100 per e-mail and 50 attempts per address per 15 minutes", () => {
     expect(loadConfig({}).console).toEqual({
       sessionIdleTimeoutMs: 12 * 3_600_000,
       sessionMaxAgeMs: 7 * 86_400_000,
       cookieSecure: true,
       allowedOrigins: [],
       trustedDocuments: false,
-      signInRateLimit: { maxPerEmail: 10, maxPerAddress: 50, windowMs: 15 * 60_000 },
+      signInRateLimit: { maxPerPair: 10, maxPerEmail: 100, maxPerAddress: 50, windowMs: 15 * 60_000 },
     });
   });
 
@@ -277,6 +287,7 @@ describe("console sessions (SPEC §10)", () => {
       COOKIE_SECURE: "false",
       CONSOLE_ORIGINS: "https://Console.Example.com, http://localhost:5173/",
       SIGN_IN_RATE_LIMIT_MAX: "5",
+      SIGN_IN_RATE_LIMIT_MAX_PER_EMAIL: "30",
       SIGN_IN_RATE_LIMIT_MAX_PER_ADDRESS: "20",
       SIGN_IN_RATE_LIMIT_WINDOW: "1h",
       CONSOLE_TRUSTED_DOCUMENTS: "yes",
@@ -287,7 +298,7 @@ describe("console sessions (SPEC §10)", () => {
       cookieSecure: false,
       allowedOrigins: ["https://console.example.com", "http://localhost:5173"],
       trustedDocuments: true,
-      signInRateLimit: { maxPerEmail: 5, maxPerAddress: 20, windowMs: 3_600_000 },
+      signInRateLimit: { maxPerPair: 5, maxPerEmail: 30, maxPerAddress: 20, windowMs: 3_600_000 },
     });
   });
 

@@ -142,6 +142,9 @@ const INSERT_MESSAGE_SQL = `
   VALUES ($1::uuid, $2::uuid, $3::uuid, $4::"KeyMode", $5::"MessageDirection", $6::"MessageSender", $7::"MessageKind",
     $8, $9, $10, $11::jsonb, $12, $13)`;
 
+/** As the order repository's: interactive transactions queue behind each other on the embedded engine. */
+const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 } as const;
+
 /** Statuses only move forward (a failure counts after delivered, before read). */
 const STATUS_RANK: Record<string, number> = { queued: 0, sending: 0, sent: 1, delivered: 2, failed: 2.5, read: 3 };
 
@@ -355,7 +358,7 @@ export class ConversationRepository {
         );
       }
       return outcomes;
-    });
+    }, TX_OPTIONS);
   }
 
   /** Claims queued outbound messages for sending (SKIP LOCKED: any number of instances share the queue). */
@@ -415,7 +418,7 @@ export class ConversationRepository {
 
   /** Runs `work` in one transaction. */
   transaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
-    return this.prisma.$transaction(work, { maxWait: 15_000, timeout: 15_000 });
+    return this.prisma.$transaction(work, TX_OPTIONS);
   }
 
   /** Locks the order (visible to the scope) for a merchant reply; false when there is none. */

@@ -1,5 +1,6 @@
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { newId } from "../ids.ts";
+import { recordAudit, type AuditSource } from "../audit/audit-log.ts";
 import type { KeyMode } from "./api-key.ts";
 
 export interface ApiKeyRecord {
@@ -32,8 +33,13 @@ export class MerchantRepository {
     return this.prisma.merchant.count();
   }
 
-  async insertKey(merchantId: string, mode: KeyMode, prefix: string, hash: string, name: string | null): Promise<ApiKeyRecord> {
-    return this.prisma.apiKey.create({ data: { id: newId(), merchantId, mode, prefix, hash, name } });
+  /** The key and its audit entry (`api_key.created`), in one transaction. */
+  async insertKey(merchantId: string, mode: KeyMode, prefix: string, hash: string, name: string | null, audit: AuditSource): Promise<ApiKeyRecord> {
+    return this.prisma.$transaction(async (tx) => {
+      const record = await tx.apiKey.create({ data: { id: newId(), merchantId, mode, prefix, hash, name } });
+      await recordAudit(tx, { ...audit, merchantId, action: "api_key.created", target: record.id, at: record.createdAt });
+      return record;
+    });
   }
 
   async findKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
@@ -44,10 +50,14 @@ export class MerchantRepository {
     return this.prisma.apiKey.findMany({ where: { merchantId }, orderBy: { createdAt: "asc" } });
   }
 
-  async revokeKey(keyId: string, now: Date): Promise<ApiKeyRecord | null> {
-    // A second revoke keeps the first revocation time.
-    await this.prisma.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: now } });
-    return this.findKey(keyId);
+  /** Revokes the key and writes `api_key.revoked` in one transaction; a second revoke keeps the first time (and entry). */
+  async revokeKey(keyId: string, now: Date, audit: AuditSource): Promise<ApiKeyRecord | null> {
+    return this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: now } });
+      const record = await tx.apiKey.findUnique({ where: { id: keyId } });
+      if (count > 0 && record) await recordAudit(tx, { ...audit, merchantId: record.merchantId, action: "api_key.revoked", target: keyId, at: now });
+      return record;
+    });
   }
 
   async findKey(keyId: string): Promise<ApiKeyRecord | null> {

@@ -3,11 +3,12 @@ import { isUuid } from "../ids.ts";
 import type { MerchantScope } from "../orders/order.repository.ts";
 import { displayPrefix, generateApiKey, hashApiKey, parseApiKey, type KeyMode } from "./api-key.ts";
 import type { ApiKeyRecord, MerchantRepository } from "./merchant.repository.ts";
+import { cliSource, type AuditSource } from "../audit/audit-log.ts";
 
 export interface Caller extends MerchantScope {
   keyId: string;
-  /** The key's display prefix (ek_test_Ab12…): names the key where an action is recorded, never the key itself. */
-  keyPrefix?: string;
+  /** The key's displayable prefix (`ek_test_Ab12`): how the audit log names it. */
+  keyPrefix: string;
 }
 
 export interface CreatedKey {
@@ -37,17 +38,20 @@ export class MerchantService {
   ) {}
 
   /** A merchant with one live and one test key; the keys are returned once and only their hashes kept. */
-  async createMerchant(name: string): Promise<{ merchant: { id: string; name: string }; keys: Record<KeyMode, string> }> {
+  async createMerchant(
+    name: string,
+    audit: AuditSource = cliSource("merchants create"),
+  ): Promise<{ merchant: { id: string; name: string }; keys: Record<KeyMode, string> }> {
     const merchant = await this.merchants.create(name);
-    const live = await this.createKey(merchant.id, "live");
-    const test = await this.createKey(merchant.id, "test");
+    const live = await this.createKey(merchant.id, "live", null, audit);
+    const test = await this.createKey(merchant.id, "test", null, audit);
     return { merchant: { id: merchant.id, name: merchant.name }, keys: { live: live.key, test: test.key } };
   }
 
-  async createKey(merchantId: string, mode: KeyMode, name: string | null = null): Promise<CreatedKey> {
+  async createKey(merchantId: string, mode: KeyMode, name: string | null = null, audit: AuditSource = cliSource("keys create")): Promise<CreatedKey> {
     if (!isUuid(merchantId) || !(await this.merchants.exists(merchantId))) throw new NotFoundError("merchant");
     const key = generateApiKey(mode);
-    const record = await this.merchants.insertKey(merchantId, mode, displayPrefix(key), hashApiKey(key), name);
+    const record = await this.merchants.insertKey(merchantId, mode, displayPrefix(key), hashApiKey(key), name, audit);
     return { key, record };
   }
 
@@ -56,8 +60,8 @@ export class MerchantService {
     return this.merchants.listKeys(merchantId);
   }
 
-  async revokeKey(keyId: string): Promise<ApiKeyRecord> {
-    const record = isUuid(keyId) ? await this.merchants.revokeKey(keyId, this.clock()) : null;
+  async revokeKey(keyId: string, audit: AuditSource = cliSource("keys revoke")): Promise<ApiKeyRecord> {
+    const record = isUuid(keyId) ? await this.merchants.revokeKey(keyId, this.clock(), audit) : null;
     if (!record) throw new NotFoundError("apiKey");
     for (const [hash, cached] of this.cache) if (cached.record?.id === keyId) this.cache.delete(hash);
     return record;
@@ -73,20 +77,22 @@ export class MerchantService {
    * Key management by a caller (GraphQL, SPEC §10), scoped like everything else to its merchant and mode: it
    * sees and revokes only keys of its own mode, and creates keys of that mode only (a test caller must not
    * mint live keys). A key of another merchant or mode is NOT_FOUND, never FORBIDDEN (existence is not told).
+   * Only admin console sessions come here (the GraphQL door refuses API keys: a leaked key must not mint its
+   * successor nor revoke the merchant's other keys, SPEC §14).
    */
   async listKeysOf(scope: MerchantScope): Promise<ApiKeyRecord[]> {
     return (await this.merchants.listKeys(scope.merchantId)).filter((key) => key.mode === scope.mode);
   }
 
-  async createKeyFor(scope: MerchantScope, mode: KeyMode): Promise<CreatedKey> {
+  async createKeyFor(scope: MerchantScope, mode: KeyMode, audit: AuditSource): Promise<CreatedKey> {
     if (mode !== scope.mode) throw new ForbiddenError("mode", { mode: scope.mode, requested: mode });
-    return this.createKey(scope.merchantId, mode);
+    return this.createKey(scope.merchantId, mode, null, audit);
   }
 
-  async revokeKeyOf(scope: MerchantScope, keyId: string): Promise<ApiKeyRecord> {
+  async revokeKeyOf(scope: MerchantScope, keyId: string, audit: AuditSource): Promise<ApiKeyRecord> {
     const record = isUuid(keyId) ? await this.merchants.findKey(keyId) : null;
     if (!record || record.merchantId !== scope.merchantId || record.mode !== scope.mode) throw new NotFoundError("apiKey");
-    return this.revokeKey(record.id);
+    return this.revokeKey(record.id, audit);
   }
 
   async hasMerchants(): Promise<boolean> {

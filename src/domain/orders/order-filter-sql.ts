@@ -1,5 +1,5 @@
 import { Prisma } from "../../generated/prisma/client.ts";
-import type { MerchantScope } from "./order.repository.ts";
+import type { MerchantScope } from "./merchant-scope.ts";
 import { followUpCondition } from "./order-follow-up-sql.ts";
 import type { OrderFilter } from "./order.schemas.ts";
 

@@ -3,7 +3,7 @@ import type { OrderCursor } from "./order-cursor.ts";
 import { filterConditions } from "./order-filter-sql.ts";
 import { searchConditions } from "./order-search.ts";
 import { ORDER_VIEW_JSON } from "./order-sql.ts";
-import type { MerchantScope } from "./order.repository.ts";
+import type { MerchantScope } from "./merchant-scope.ts";
 import type { OrderFilter } from "./order.schemas.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { Prisma } from "../../generated/prisma/client.ts";
 import { filterConditions } from "./order-filter-sql.ts";
-import type { MerchantScope } from "./order.repository.ts";
+import type { MerchantScope } from "./merchant-scope.ts";
 import type { OrderFilter } from "./order.schemas.ts";
 
 /**

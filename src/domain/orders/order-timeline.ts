@@ -19,7 +19,7 @@ export type TimelineKind =
 export type TimelineSource = "customer" | "merchant" | "provider" | "scheduler";
 
 /** Through which door a merchant or customer acted (kept in the entry's detail). */
-export type Via = "rest" | "graphql" | "whatsapp" | "simulator" | "text";
+export type Via = "rest" | "graphql" | "whatsapp" | "simulator" | "text" | "store";
 
 export interface TimelineEntry {
   at: string;

@@ -14,11 +14,10 @@ import { searchMatchesSql } from "./order-search.ts";
 import { listPageSql } from "./order-list.ts";
 import { exceedsExportLimit, exportOrdersCsv } from "./order-export.ts";
 import { boundedCount, boundedCountSql, countedByStatus, filterMatchesSql, maintainedCountSql, type TotalCount } from "./order-count.ts";
+import type { MerchantScope } from "./merchant-scope.ts";
 
-export interface MerchantScope {
-  merchantId: string;
-  mode: "live" | "test";
-}
+// Its own module, so the SQL modules above need not import this one (which imports them).
+export type { MerchantScope } from "./merchant-scope.ts";
 
 export interface StoredEvent {
   id: string;
@@ -67,14 +66,16 @@ const withItems = { items: { orderBy: { position: "asc" } } } as const;
  * Claims the order (and its items) in the `sending` state and reads the merchant's confirmation policy in
  * the same statement: the policy an order follows is the one stored when it was created.
  */
-const INSERT_SENDING_SQL = `
+export const INSERT_SENDING_SQL = `
   WITH new_order AS (
     INSERT INTO orders (id, merchant_id, mode, external_order_id, customer_name, customer_phone, customer_address,
       subtotal, shipping_cost, total_cost, currency, note, language, status, send_state, created_at, updated_at)
     SELECT $1, $2, $3::"KeyMode", $4, $5, $6, $7, $8::numeric, $9::numeric, $10::numeric, $11, $12, $13,
       'pending', 'sending', $14, $14
-    -- A sending order is not counted: the counts trigger skips this statement (migration 20261124230000).
-    FROM (SELECT set_config('ocs.order_counts', 'kept', true) AS counts) AS flag WHERE flag.counts = 'kept'
+    -- A sending order is not counted: the counts and statistics triggers skip this statement (migrations
+    -- 20261124230000, 20261125250000).
+    FROM (SELECT set_config('ocs.order_counts', 'kept', true) AS counts, set_config('ocs.order_stats', 'kept', true) AS stats)
+      AS flag WHERE flag.counts = 'kept' AND flag.stats = 'kept'
     RETURNING id
   ), new_items AS (
     INSERT INTO order_items (id, order_id, position, product_name, variant_name, quantity, unit_price, total_price)
@@ -96,7 +97,7 @@ const INSERT_SENDING_SQL = `
  * the fan-out switched off). An endpoint receives the events written after it was saved; one saved while this
  * statement runs does not get this event (nor did it before, when the fan-out ran before the endpoint committed).
  */
-const MARK_ACCEPTED_SQL = `
+export const MARK_ACCEPTED_SQL = `
   WITH accepted AS (
     UPDATE orders SET send_state = 'accepted', provider_message_id = $2, created_at = $3, updated_at = $3
     WHERE id = $1 AND send_state = 'sending'
@@ -128,6 +129,18 @@ const MARK_ACCEPTED_SQL = `
     SELECT accepted.merchant_id, accepted.mode, 'pending', pg_backend_pid() % 256, 1
     FROM accepted, (SELECT set_config('ocs.order_counts', 'kept', true) AS counts) AS flag WHERE flag.counts = 'kept'
     ON CONFLICT (merchant_id, mode, status, slot) DO UPDATE SET count = c.count + 1
+  ), stats AS (
+    -- Likewise one more order created in its three statistics buckets (15 minutes, hour, day; migration 20261125250000):
+    -- a pending order moves no other figure.
+    INSERT INTO order_stat_buckets AS b (merchant_id, mode, span, start, slot, created)
+    SELECT accepted.merchant_id, accepted.mode, level.span,
+      date_bin(level.width, $3::timestamptz, timestamptz '1970-01-01 00:00:00+00'), pg_backend_pid() % 256, 1
+    FROM accepted, (VALUES (15::smallint, interval '15 minutes'), (60::smallint, interval '1 hour'),
+      (1440::smallint, interval '1 day')) AS level(span, width),
+      (SELECT set_config('ocs.order_stats', 'kept', true) AS stats) AS flag
+    WHERE flag.stats = 'kept'
+    ORDER BY level.span
+    ON CONFLICT (merchant_id, mode, span, start, slot) DO UPDATE SET created = b.created + 1
   )
   SELECT accepted.merchant_id, accepted.mode, inserted.awaits_fan_out FROM accepted, inserted`;
 
@@ -591,6 +604,11 @@ export class OrderRepository {
       orderId: row.orderId,
       envelope: row.payload as unknown as OrderEventEnvelope,
     }));
+  }
+
+  /** An order's mode and customer phone by id alone (provider callbacks); null when there is none. */
+  async customerOf(orderId: string): Promise<{ mode: "live" | "test"; customerPhone: string } | null> {
+    return this.prisma.order.findUnique({ where: { id: orderId }, select: { mode: true, customerPhone: true } });
   }
 }
 

@@ -239,6 +239,11 @@ export class OrderService {
     return this.settle(await this.transition(id, scope, (state) => decideCustomerAction(state, answer.action), actor));
   }
 
+  /** The mode and customer phone of an order, by id alone (provider callbacks check who answered); null if none. */
+  async customerOf(orderId: string): Promise<{ mode: "live" | "test"; customerPhone: string } | null> {
+    return isUuid(orderId) ? this.orders.customerOf(orderId) : null;
+  }
+
   async applyDeliveryStatus(
     orderId: string,
     status: DeliveryStatus,

@@ -59,6 +59,11 @@ export class SecretBox {
     }
   }
 
+  /** The keys besides the current one that this box can open (for a rotation that builds a new box). */
+  previousKeys(): SecretKey[] {
+    return [...this.byId.values()].filter((key) => key.id !== this.current.id);
+  }
+
   static isSealed(value: string): boolean {
     return value.startsWith(SEALED_PREFIX);
   }

@@ -111,7 +111,17 @@ const SQL = { day: statsSql("day"), hour: statsSql("hour") };
 /** The statement for `interval` (benchmarks print its plan). */
 export const statsSqlFor = (interval: StatsInterval): string => SQL[interval];
 
-export class OrderStatsRepository {
+/** Where the figures come from: the pre-aggregated buckets (the service's) or the orders themselves (the reference). */
+export interface StatsSource {
+  figures(scope: MerchantScope, range: { from: Date; to: Date; timeZone: string; interval: StatsInterval }): Promise<StatsRow[]>;
+}
+
+/**
+ * The exact figures computed from the orders table, O(orders in the range). The service reads the pre-aggregated
+ * buckets instead (order-stat-buckets.repository.ts); this is the reference the tests, the benchmark and
+ * `ocs stats verify` compare them with.
+ */
+export class OrderStatsRepository implements StatsSource {
   constructor(private readonly pool: pg.Pool) {}
 
   /** The totals (first row, start null) and every bucket of the range, oldest first. */

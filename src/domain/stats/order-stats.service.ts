@@ -1,7 +1,7 @@
 import type { Language } from "../../i18n/messages.ts";
 import type { MerchantScope } from "../orders/order.repository.ts";
 import { type OrderStats, type OrderStatsQuery, type OrderStatsFigures } from "./order-stats.ts";
-import type { OrderStatsRepository, StatsRow } from "./order-stats.repository.ts";
+import type { StatsRow, StatsSource } from "./order-stats.repository.ts";
 import { providerErrorMeaning } from "./provider-error-meanings.ts";
 
 /**
@@ -9,7 +9,7 @@ import { providerErrorMeaning } from "./provider-error-meanings.ts";
  * GET /api/v1/stats/orders. Definitions are in order-stats.ts.
  */
 export class OrderStatsService {
-  constructor(private readonly repository: OrderStatsRepository) {}
+  constructor(private readonly repository: StatsSource) {}
 
   /** `query` was checked by the door with orderStatsQuery (REST's query-string schema; readOrderStatsQuery). */
   async stats(scope: MerchantScope, query: OrderStatsQuery, language: Language): Promise<OrderStats> {

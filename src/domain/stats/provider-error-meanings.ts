@@ -2,7 +2,7 @@ import type { Language } from "../../i18n/messages.ts";
 
 /**
  * What the common WhatsApp Cloud API error codes mean, as the seed contract lists them (the provider keeps the
- * authoritative list), plus the codes README's "What Graph errors mean" explains. Shown beside failure counts.
+ * authoritative list), plus the codes docs/operations.md's "What Graph errors mean" explains. Shown beside failures.
  */
 const MEANINGS: Record<number, Record<Language, string>> = {
   190: { en: "Access token expired or revoked", ar: "انتهت صلاحية رمز الوصول أو أُلغي" },

@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient } from "../../generated/prisma/client.ts";
+import { recordAudit, type AuditSource } from "../audit/audit-log.ts";
 
 export type UserRole = "admin" | "viewer" | "agent";
 
@@ -28,9 +29,13 @@ export class UserRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
   /** Throws EmailTakenInStoreError when the (lower-cased) e-mail is already used by any merchant's user. */
-  async insertUser(user: { id: string; merchantId: string; email: string; role: UserRole; passwordHash: string; now: Date }): Promise<UserRecord> {
+  async insertUser(
+    user: { id: string; merchantId: string; email: string; role: UserRole; passwordHash: string; now: Date },
+    audit: AuditSource,
+  ): Promise<UserRecord> {
     try {
-      return await this.prisma.user.create({
+      return await this.prisma.$transaction(async (tx) => {
+        const record = await tx.user.create({
         data: {
           id: user.id,
           merchantId: user.merchantId,
@@ -42,6 +47,9 @@ export class UserRepository {
           updatedAt: user.now,
         },
         select: userFields,
+        });
+        await recordAudit(tx, { ...audit, merchantId: user.merchantId, action: "user.created", target: user.id, at: user.now });
+        return record;
       });
     } catch (error) {
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw new EmailTakenInStoreError();
@@ -65,24 +73,51 @@ export class UserRepository {
     return this.prisma.user.findUnique({ where: { email }, select: userFields });
   }
 
-  /** Removes the user; its sessions go with it (ON DELETE CASCADE), which signs every browser out. */
-  async deleteUser(id: string): Promise<boolean> {
-    return (await this.prisma.user.deleteMany({ where: { id } })).count > 0;
-  }
-
-  /** The new hash and the end of every session of the user, in one transaction. */
-  async replacePassword(id: string, passwordHash: string, now: Date): Promise<UserRecord | null> {
-    const [updated] = await this.prisma.$transaction([
-      this.prisma.user.updateMany({ where: { id }, data: { passwordHash, passwordChangedAt: now, updatedAt: now } }),
-      this.prisma.session.deleteMany({ where: { userId: id } }),
-    ]);
-    return updated.count > 0 ? this.findUser(id) : null;
-  }
-
-  async insertSession(session: { idHash: string; userId: string; now: Date; expiresAt: Date }): Promise<void> {
-    await this.prisma.session.create({
-      data: { idHash: session.idHash, userId: session.userId, createdAt: session.now, lastSeenAt: session.now, expiresAt: session.expiresAt },
+  /**
+   * Removes the user and writes `user.removed`, in one transaction; its sessions go with it (ON DELETE CASCADE),
+   * which signs every browser out. Answers the ids of the sessions that ended (their sockets are closed).
+   */
+  async deleteUser(id: string, audit: AuditSource): Promise<{ sessionIds: string[] } | null> {
+    return this.prisma.$transaction(async (tx) => {
+      const sessions = await tx.session.findMany({ where: { userId: id }, select: { idHash: true } });
+      const user = await tx.user.findUnique({ where: { id }, select: { merchantId: true } });
+      if (!user || (await tx.user.deleteMany({ where: { id } })).count === 0) return null;
+      await recordAudit(tx, { ...audit, merchantId: user.merchantId, action: "user.removed", target: id });
+      return { sessionIds: sessions.map((session) => session.idHash) };
     });
+  }
+
+  /** The new hash, the end of every session of the user, and `user.password_reset`, in one transaction. */
+  async replacePassword(
+    id: string,
+    passwordHash: string,
+    now: Date,
+    audit: AuditSource,
+  ): Promise<{ record: UserRecord; sessionIds: string[] } | null> {
+    return this.prisma.$transaction(async (tx) => {
+      const updated = await tx.user.updateMany({ where: { id }, data: { passwordHash, passwordChangedAt: now, updatedAt: now } });
+      if (updated.count === 0) return null;
+      const sessions = await tx.session.findMany({ where: { userId: id }, select: { idHash: true } });
+      await tx.session.deleteMany({ where: { userId: id } });
+      const record = await tx.user.findUniqueOrThrow({ where: { id }, select: userFields });
+      await recordAudit(tx, { ...audit, merchantId: record.merchantId, action: "user.password_reset", target: id, at: now });
+      return { record, sessionIds: sessions.map((session) => session.idHash) };
+    });
+  }
+
+  /** The new session and its `sign_in.succeeded` entry, in one transaction. */
+  async insertSession(session: { idHash: string; userId: string; merchantId: string; now: Date; expiresAt: Date }, audit: AuditSource): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      await tx.session.create({
+        data: { idHash: session.idHash, userId: session.userId, createdAt: session.now, lastSeenAt: session.now, expiresAt: session.expiresAt },
+      });
+      await recordAudit(tx, { ...audit, merchantId: session.merchantId, action: "sign_in.succeeded", target: session.userId, at: session.now });
+    });
+  }
+
+  /** A failed sign-in of a known user (an unknown e-mail belongs to no merchant: it is only logged). */
+  async recordFailedSignIn(user: UserRecord, audit: AuditSource): Promise<void> {
+    await recordAudit(this.prisma, { ...audit, merchantId: user.merchantId, action: "sign_in.failed", target: user.id });
   }
 
   async findSession(idHash: string): Promise<SessionRecord | null> {

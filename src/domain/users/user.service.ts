@@ -3,6 +3,7 @@ import { EmailTakenError, NotFoundError, UserLimitError, ValidationError } from 
 import { isUuid, newId } from "../ids.ts";
 import { generatePassword, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./password.ts";
 import { EmailTakenInStoreError, type UserRecord, type UserRepository, type UserRole } from "./user.repository.ts";
+import { cliSource, type AuditSource } from "../audit/audit-log.ts";
 
 /** Console users per merchant: plenty for a team, bounded so a script cannot grow the table without end. */
 export const MAX_USERS_PER_MERCHANT = 100;
@@ -23,6 +24,9 @@ export interface UserWithPassword {
   generatedPassword: string | null;
 }
 
+/** Told the ids of sessions that just ended (removal, new password), so their open sockets close at once. */
+export type SessionsEnded = (sessionIds: string[]) => void;
+
 const email = z.string().trim().toLowerCase().max(254).pipe(z.email());
 
 /** E-mails compare lower-cased (and trimmed), both when stored and at sign-in. */
@@ -36,10 +40,17 @@ export class UserService {
     private readonly users: UserRepository,
     private readonly merchantExists: (merchantId: string) => Promise<boolean>,
     private readonly clock: () => Date = () => new Date(),
+    private readonly sessionsEnded: SessionsEnded = () => undefined,
   ) {}
 
   /** A new user; without `password` one is generated and returned once. */
-  async create(merchantId: string, emailText: string, role: UserRole, password?: string): Promise<UserWithPassword> {
+  async create(
+    merchantId: string,
+    emailText: string,
+    role: UserRole,
+    password?: string,
+    audit: AuditSource = cliSource("users create"),
+  ): Promise<UserWithPassword> {
     const address = email.safeParse(emailText);
     if (!address.success) throw new ValidationError([{ field: "email", key: "field.format.email" }]);
     checkPassword(password);
@@ -54,7 +65,7 @@ export class UserService {
         role,
         passwordHash: await hashPassword(chosen),
         now: this.clock(),
-      });
+      }, audit);
       return { user: toUserView(record), generatedPassword: password === undefined ? chosen : null };
     } catch (error) {
       if (error instanceof EmailTakenInStoreError) throw new EmailTakenError(address.data);
@@ -68,20 +79,23 @@ export class UserService {
   }
 
   /** Removes the user and, with it, every session it has (signed out at once). */
-  async remove(userId: string): Promise<UserView> {
+  async remove(userId: string, audit: AuditSource = cliSource("users remove")): Promise<UserView> {
     const record = isUuid(userId) ? await this.users.findUser(userId) : null;
-    if (!record || !(await this.users.deleteUser(record.id))) throw new NotFoundError("user");
+    const removed = record ? await this.users.deleteUser(record.id, audit) : null;
+    if (!record || !removed) throw new NotFoundError("user");
+    this.sessionsEnded(removed.sessionIds);
     return toUserView(record);
   }
 
   /** A new password (generated and returned once when none is given); every session of the user ends. */
-  async resetPassword(userId: string, password?: string): Promise<UserWithPassword> {
+  async resetPassword(userId: string, password?: string, audit: AuditSource = cliSource("users reset-password")): Promise<UserWithPassword> {
     checkPassword(password);
     if (!isUuid(userId)) throw new NotFoundError("user");
     const chosen = password ?? generatePassword();
-    const record = await this.users.replacePassword(userId, await hashPassword(chosen), this.clock());
-    if (!record) throw new NotFoundError("user");
-    return { user: toUserView(record), generatedPassword: password === undefined ? chosen : null };
+    const replaced = await this.users.replacePassword(userId, await hashPassword(chosen), this.clock(), audit);
+    if (!replaced) throw new NotFoundError("user");
+    this.sessionsEnded(replaced.sessionIds);
+    return { user: toUserView(replaced.record), generatedPassword: password === undefined ? chosen : null };
   }
 }
 

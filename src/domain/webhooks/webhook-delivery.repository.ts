@@ -23,8 +23,10 @@ export interface ClaimedDelivery {
   orderId: string;
   endpointId: string;
   url: string;
-  /** The current secret first, then the previous one while it still signs. */
+  /** The current secret first, then the previous one while it still signs; as stored (sealed). */
   secrets: string[];
+  /** Also send x-webhook-signature-256 (the endpoint asked for it). */
+  legacySignature: boolean;
   /** The outbox payload's text: the bytes to send and sign. */
   body: string;
   /** Attempts made before this one. */
@@ -192,7 +194,7 @@ const CLAIM_DUE_SQL = `
   WHERE d.id = ANY(ARRAY(SELECT id FROM picked)) AND e.id = d.event_id AND ep.id = d.endpoint_id
     AND (SELECT on_commit FROM async_commit) IS NOT NULL
   RETURNING d.id, d.event_id, d.event_type, e.created_at AS event_created_at, d.order_id, d.endpoint_id, ep.url,
-    ep.secret, CASE WHEN ep.previous_secret_expires_at > now() THEN ep.previous_secret END AS previous_secret,
+    ep.secret, CASE WHEN ep.previous_secret_expires_at > now() THEN ep.previous_secret END AS previous_secret, ep.legacy_signature,
     e.payload::text AS body, d.attempt_count, d.max_attempts, d.lease_until`;
 
 /**
@@ -257,6 +259,7 @@ interface ClaimedDeliveryRow {
   url: string;
   secret: string;
   previous_secret: string | null;
+  legacy_signature: boolean;
   body: string;
   attempt_count: number;
   max_attempts: number;
@@ -312,6 +315,7 @@ export class WebhookDeliveryRepository {
       endpointId: row.endpoint_id,
       url: row.url,
       secrets: row.previous_secret ? [row.secret, row.previous_secret] : [row.secret],
+      legacySignature: row.legacy_signature,
       body: row.body,
       attemptCount: row.attempt_count,
       maxAttempts: row.max_attempts,

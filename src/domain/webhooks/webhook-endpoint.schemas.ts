@@ -23,6 +23,10 @@ export const createWebhookEndpointInput = z
     events: eventList.optional(),
     description: description.optional(),
     enabled: z.boolean().optional().meta({ description: "Default true" }),
+    legacySignature: z
+      .boolean()
+      .optional()
+      .meta({ description: "Also send x-webhook-signature-256 (body-only HMAC without a timestamp: replayable); default false" }),
   })
   .meta({ id: "CreateWebhookEndpointInput" });
 
@@ -32,6 +36,10 @@ export const updateWebhookEndpointInput = z
     events: eventList.optional(),
     description: description.nullable().optional(),
     enabled: z.boolean().optional().meta({ description: "Re-enabling an endpoint disabled after 410 Gone clears its disabledReason" }),
+    legacySignature: z
+      .boolean()
+      .optional()
+      .meta({ description: "Also send x-webhook-signature-256 (body-only HMAC without a timestamp: replayable); default false" }),
   })
   .meta({ id: "UpdateWebhookEndpointInput" });
 

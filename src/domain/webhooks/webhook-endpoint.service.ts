@@ -6,6 +6,9 @@ import type { CreateWebhookEndpointInput, UpdateWebhookEndpointInput } from "./w
 import type { WebhookEndpointChange, WebhookEndpointRecord, WebhookEndpointRepository } from "./webhook-endpoint.repository.ts";
 import { generateWebhookSecret, SECRET_ROTATION_OVERLAP_MS } from "./webhook-secret.ts";
 import { checkWebhookUrl } from "./url-guard.ts";
+import type { SecretBox } from "../secrets/secret-box.ts";
+import type { AuditSource } from "../audit/audit-log.ts";
+import { endpointSecretContext } from "./endpoint-secret-context.ts";
 
 /** Per merchant and mode: enough for any real integration, bounded so fan-out cost stays bounded. */
 export const MAX_ENDPOINTS_PER_MODE = 20;
@@ -21,6 +24,8 @@ export interface WebhookEndpointView {
   disabledReason: string | null;
   /** While set and in the future, deliveries are also signed with the secret before the last rotation. */
   previousSecretExpiresAt: string | null;
+  /** Deliveries also carry x-webhook-signature-256 (body-only, replayable): only when the merchant asked. */
+  legacySignature: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -31,6 +36,8 @@ export interface WebhookEndpointServiceOptions {
   allowPrivateUrls: boolean;
   /** WEBHOOK_DNS_SERVERS (null: the system's). */
   dnsServers?: readonly string[] | null;
+  /** Seals secrets before they are stored (SPEC §14). */
+  secrets: SecretBox;
   clock?: () => Date;
 }
 
@@ -44,19 +51,26 @@ export class WebhookEndpointService {
     this.clock = options.clock ?? (() => new Date());
   }
 
-  async create(scope: MerchantScope, input: CreateWebhookEndpointInput): Promise<WebhookEndpointWithSecret> {
+  async create(scope: MerchantScope, input: CreateWebhookEndpointInput, audit: AuditSource): Promise<WebhookEndpointWithSecret> {
     await this.assertDeliverableUrl(input.url);
     if ((await this.endpoints.count(scope)) >= MAX_ENDPOINTS_PER_MODE) throw new WebhookEndpointLimitError(MAX_ENDPOINTS_PER_MODE);
-    const record = await this.endpoints.insert(scope, {
-      id: newId(),
-      url: input.url,
-      description: input.description || null,
-      events: input.events ?? [...ORDER_EVENT_NAMES],
-      enabled: input.enabled ?? true,
-      secret: generateWebhookSecret(),
-      now: this.clock(),
-    });
-    return { ...this.view(record), secret: record.secret };
+    const id = newId();
+    const secret = generateWebhookSecret();
+    const record = await this.endpoints.insert(
+      scope,
+      {
+        id,
+        url: input.url,
+        description: input.description || null,
+        events: input.events ?? [...ORDER_EVENT_NAMES],
+        enabled: input.enabled ?? true,
+        legacySignature: input.legacySignature ?? false,
+        secret: this.options.secrets.seal(secret, endpointSecretContext(id)),
+        now: this.clock(),
+      },
+      audit,
+    );
+    return { ...this.view(record), secret };
   }
 
   async list(scope: MerchantScope): Promise<WebhookEndpointView[]> {
@@ -74,6 +88,7 @@ export class WebhookEndpointService {
     if (input.url !== undefined) change.url = input.url;
     if (input.events !== undefined) change.events = input.events;
     if (input.description !== undefined) change.description = input.description || null;
+    if (input.legacySignature !== undefined) change.legacySignature = input.legacySignature;
     if (input.enabled !== undefined) {
       change.enabled = input.enabled;
       // Whoever switches it now decides; an old automatic reason would only mislead.
@@ -89,13 +104,14 @@ export class WebhookEndpointService {
   }
 
   /** A new secret signs from now on; the current one keeps signing alongside it for 24 h. */
-  async rotateSecret(scope: MerchantScope, id: string): Promise<WebhookEndpointWithSecret> {
-    await this.find(scope, id);
+  async rotateSecret(scope: MerchantScope, id: string, audit: AuditSource): Promise<WebhookEndpointWithSecret> {
+    const endpoint = await this.find(scope, id);
     const now = this.clock();
     const secret = generateWebhookSecret();
-    const rotated = await this.endpoints.rotateSecret(scope, id, secret, new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS), now);
+    const sealed = this.options.secrets.seal(secret, endpointSecretContext(endpoint.id));
+    const rotated = await this.endpoints.rotateSecret(scope, endpoint.id, sealed, new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS), now, audit);
     if (!rotated) throw new NotFoundError("webhookEndpoint");
-    return { ...this.view(rotated), secret: rotated.secret };
+    return { ...this.view(rotated), secret };
   }
 
   private async find(scope: MerchantScope, id: string): Promise<WebhookEndpointRecord> {
@@ -122,6 +138,7 @@ export class WebhookEndpointService {
       enabled: record.enabled,
       disabledReason: record.disabledReason,
       previousSecretExpiresAt: overlapActive ? record.previousSecretExpiresAt!.toISOString() : null,
+      legacySignature: record.legacySignature,
       createdAt: record.createdAt.toISOString(),
       updatedAt: record.updatedAt.toISOString(),
     };

@@ -2,11 +2,14 @@ import type { AppServices } from "../../app-services.ts";
 import type { ApiKeyRecord } from "../../domain/merchants/merchant.repository.ts";
 import type { ApiKey, KeyMode, MutationResolvers, QueryResolvers } from "../../generated/graphql.ts";
 import { toUserErrors } from "../error-mapper.ts";
-import { asAdmin, asCaller } from "./caller-guard.ts";
+import { asCaller, asSessionAdmin } from "./caller-guard.ts";
+import { auditSourceOf } from "../context.ts";
+import { apiKeyEndMarker } from "../../domain/users/session-ends.ts";
 
 /**
  * API keys over GraphQL: thin doors over MerchantService, which scopes them to the caller's merchant and mode
- * (see MerchantService.listKeysOf). The full key is returned once, by createApiKey, and only to an admin or a key.
+ * (see MerchantService.listKeysOf). Keys are created and revoked by admin console sessions only (an API key gets
+ * FORBIDDEN, SPEC §14); the full key is returned once, by createApiKey.
  */
 export function apiKeyResolvers(services: AppServices) {
   const { merchantService } = services;
@@ -17,9 +20,9 @@ export function apiKeyResolvers(services: AppServices) {
 
   const Mutation: MutationResolvers = {
     createApiKey: (_parent, { mode }, context) =>
-      asAdmin(context, async (caller) => {
+      asSessionAdmin(context, async (caller) => {
         try {
-          const created = await merchantService.createKeyFor(caller, mode === "LIVE" ? "live" : "test");
+          const created = await merchantService.createKeyFor(caller, mode === "LIVE" ? "live" : "test", auditSourceOf(caller, context.address));
           return { apiKey: toGraphQLApiKey(created.record), key: created.key, userErrors: [] };
         } catch (error) {
           const userErrors = toUserErrors(error, context.language);
@@ -29,9 +32,12 @@ export function apiKeyResolvers(services: AppServices) {
       }),
 
     revokeApiKey: (_parent, { id }, context) =>
-      asAdmin(context, async (caller) => {
+      asSessionAdmin(context, async (caller) => {
         try {
-          return { apiKey: toGraphQLApiKey(await merchantService.revokeKeyOf(caller, id)), userErrors: [] };
+          const revoked = await merchantService.revokeKeyOf(caller, id, auditSourceOf(caller, context.address));
+          // Its websockets close now on every instance, not at their next periodic check.
+          services.sessionEnds.ended([apiKeyEndMarker(revoked.id)]);
+          return { apiKey: toGraphQLApiKey(revoked), userErrors: [] };
         } catch (error) {
           const userErrors = toUserErrors(error, context.language);
           if (!userErrors) throw error;

@@ -43,3 +43,16 @@ export async function asPermitted<T>(
   }
   return asCaller(context, run);
 }
+
+/**
+ * For what only a person may do (SPEC §14): create or revoke API keys, manage users, read the audit log. An admin
+ * console session may; an API key is refused with FORBIDDEN (a leaked key must not mint its successor), and so is a
+ * console user of any other role.
+ */
+export async function asSessionAdmin<T>(context: GraphQLContext, run: (caller: GraphQLCaller) => Promise<T>): Promise<T> {
+  const caller = context.caller;
+  if (!caller) throw unauthenticatedError(context.authError, context.language);
+  if (!caller.session) throw forbiddenError(new ForbiddenError("api_key"), context.language);
+  if (caller.session.user.role !== "admin") throw forbiddenError(new ForbiddenError("admin_only"), context.language);
+  return asCaller(context, run);
+}

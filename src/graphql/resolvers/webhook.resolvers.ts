@@ -16,7 +16,7 @@ import type {
   WebhookEndpoint,
 } from "../../generated/graphql.ts";
 import { problemFromIssue } from "../../i18n/zod-issues.ts";
-import type { GraphQLContext } from "../context.ts";
+import { auditSourceOf, type GraphQLContext } from "../context.ts";
 import { toUserErrors } from "../error-mapper.ts";
 import { asAdmin, asCaller } from "./caller-guard.ts";
 
@@ -73,7 +73,11 @@ export function webhookResolvers(services: AppServices) {
     createWebhookEndpoint: (_parent, { input }, context) =>
       asAdmin(context, (caller) =>
         withUserErrors(context, { endpoint: null, secret: null }, async () => {
-          const created = await webhookEndpoints.create(caller, checked(createWebhookEndpointInput, withoutNulls(input), "input"));
+          const created = await webhookEndpoints.create(
+            caller,
+            checked(createWebhookEndpointInput, withoutNulls(input), "input"),
+            auditSourceOf(caller, context.address),
+          );
           return { endpoint: toGraphQLEndpoint(created), secret: created.secret };
         }),
       ),
@@ -100,7 +104,7 @@ export function webhookResolvers(services: AppServices) {
     rotateWebhookEndpointSecret: (_parent, { id }, context) =>
       asAdmin(context, (caller) =>
         withUserErrors(context, { endpoint: null, secret: null }, async () => {
-          const rotated = await webhookEndpoints.rotateSecret(caller, id);
+          const rotated = await webhookEndpoints.rotateSecret(caller, id, auditSourceOf(caller, context.address));
           return { endpoint: toGraphQLEndpoint(rotated), secret: rotated.secret };
         }),
       ),
@@ -156,6 +160,7 @@ export function toGraphQLEndpoint(view: WebhookEndpointView): WebhookEndpoint {
     enabled: view.enabled,
     disabledReason: view.disabledReason,
     previousSecretExpiresAt: view.previousSecretExpiresAt,
+    legacySignature: view.legacySignature,
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
   };

@@ -14,14 +14,15 @@ import {
 import { CloseCode, type Context, type SubscribePayload } from "graphql-ws";
 import { useServer, type Extra } from "graphql-ws/use/ws";
 import type { Logger } from "pino";
-import { WebSocket, WebSocketServer } from "ws";
+import { WebSocket, WebSocketServer, type RawData } from "ws";
 import type { AppServices } from "../../app-services.ts";
 import { UnauthorizedError } from "../../domain/errors.ts";
 import { SlowConsumerError } from "../../domain/orders/live-order-events.ts";
 import type { Language } from "../../i18n/messages.ts";
 import { negotiateLanguage } from "../../http/language.ts";
-import { isAllowedOrigin, sessionCookieOf } from "../../http/console-session.ts";
+import { isAllowedOrigin, sessionCookieName, sessionCookieOf } from "../../http/console-session.ts";
 import { createGraphQLContext, type GraphQLCaller } from "../context.ts";
+import { apiKeyEndMarker } from "../../domain/users/session-ends.ts";
 import { isDatabaseUnavailable, warnDatabaseUnavailable } from "../../db/unavailable.ts";
 import { throttledWarn } from "../../logger.ts";
 import {
@@ -107,6 +108,23 @@ const DEFAULTS: Required<SubscriptionServerOptions> = {
   maxConnectionsPerKey: 1_000,
 };
 
+/** graphql-transport-ws: a message the protocol does not allow. */
+const BAD_REQUEST_CLOSE = 4400;
+const SERVER_ONLY_TYPES = new Set(["connection_ack", "next", "error"]);
+
+/** The type of a message only a server may send, or null (anything else is graphql-ws's to judge). */
+function serverOnlyMessageType(data: RawData): string | null {
+  const text = String(data);
+  // Most messages name none of them: parsed here only when one appears.
+  if (!/connection_ack|"next"|"error"/.test(text)) return null;
+  try {
+    const type: unknown = JSON.parse(text)?.type;
+    return typeof type === "string" && SERVER_ONLY_TYPES.has(type) ? type : null;
+  } catch {
+    return null;
+  }
+}
+
 /** 1013 "try again later": graphql-ws clients reconnect after it (unlike the 44xx codes). */
 const SLOW_SUBSCRIBER_CLOSE = { code: 1013, reason: "Subscriber too slow" } as const;
 const UNAUTHORIZED_CLOSE = { code: CloseCode.Unauthorized, reason: "Unauthorized" } as const;
@@ -165,9 +183,9 @@ export function startSubscriptionServer(
     return errors.length ? { errors } : { document };
   });
 
-  const authenticate = async (credential: Credential): Promise<GraphQLCaller | null> => {
+  const authenticate = async (credential: Credential, touch = true): Promise<GraphQLCaller | null> => {
     if (credential.kind === "session") {
-      const principal = await services.sessions.authenticate(credential.token);
+      const principal = await services.sessions.authenticate(credential.token, { touch });
       if (!principal) return null;
       return { merchantId: principal.merchant.id, mode: credential.mode, keyId: null, session: principal };
     }
@@ -218,7 +236,7 @@ export function startSubscriptionServer(
       onConnect: async (ctx) => {
         const { apiKey, language, mode } = ctx.connectionParams ?? {};
         const { headers } = ctx.extra.request;
-        const cookie = sessionCookieOf(headers);
+        const cookie = sessionCookieOf(headers, sessionCookieName(services.config));
         let credential: Credential;
         if (apiKey === undefined || apiKey === null || apiKey === "") {
           if (cookie === undefined) {
@@ -322,6 +340,34 @@ export function startSubscriptionServer(
     settings.keepAliveMs,
   );
 
+  // graphql-ws prints a stack to stderr for any error a socket emits (and answers 1011). Most are what a client sent:
+  // a frame over maxPayload, invalid UTF-8, a bad opcode or mask; ws has already closed the socket with the code
+  // that says so (1009, 1007, 1002), so they need no more than a debug line. Registered after useServer's own
+  // listener, this one replaces its error handler on every socket.
+  wss.on("connection", (socket) => {
+    // graphql-ws treats a client sending a server's message type (connection_ack, next, error) as its own failure:
+    // a stack on stderr and 4500. The protocol calls it a bad request: 4400, closed before graphql-ws reads it.
+    const handlers = socket.listeners("message") as ((data: RawData, isBinary: boolean) => void)[];
+    socket.removeAllListeners("message");
+    socket.on("message", (data: RawData, isBinary: boolean) => {
+      const type = serverOnlyMessageType(data);
+      if (type !== null) {
+        socket.close(BAD_REQUEST_CLOSE, `Unexpected message of type ${type} received`);
+        return;
+      }
+      for (const handler of handlers) handler.call(socket, data, isBinary);
+    });
+    socket.removeAllListeners("error");
+    socket.on("error", (error: Error & { code?: unknown }) => {
+      if (typeof error.code === "string" && error.code.startsWith("WS_ERR_")) {
+        log.debug({ code: error.code, reason: error.message }, "websocket closed: the client broke the protocol");
+        return;
+      }
+      log.error({ err: error }, "websocket error");
+      socket.close(1011, "Internal server error");
+    });
+  });
+
   // One line per 30 s, not one per socket, while the database is down.
   const recheckFailed = throttledWarn(log);
   // A revoked key or session loses its sockets too (REST sees a key revocation within the 5 s key cache, and a
@@ -330,7 +376,8 @@ export function startSubscriptionServer(
     for (const ctx of open) {
       const { credential, socket } = ctx.extra;
       if (!credential) continue;
-      authenticate(credential).then(
+      // Not a use of the session: an open tab alone must not keep it alive past its idle timeout.
+      authenticate(credential, false).then(
         (caller) => {
           if (!caller) socket.close(FORBIDDEN_CLOSE.code, FORBIDDEN_CLOSE.reason);
         },
@@ -339,6 +386,18 @@ export function startSubscriptionServer(
     }
   }, settings.recheckKeysEveryMs);
   recheck.unref();
+  // A session that ended (sign-out, removed user, new password) on any instance closes its sockets at once.
+  const stopListening = services.sessionEnds.onEnded((sessionIds) => {
+    const ended = new Set(sessionIds);
+    for (const ctx of open) {
+      const caller = ctx.extra.caller;
+      const sessionId = caller?.session?.sessionId;
+      const keyMarker = caller?.keyId ? apiKeyEndMarker(caller.keyId) : null;
+      if ((sessionId && ended.has(sessionId)) || (keyMarker && ended.has(keyMarker))) {
+        ctx.extra.socket.close(FORBIDDEN_CLOSE.code, FORBIDDEN_CLOSE.reason);
+      }
+    }
+  });
 
   let closing: Promise<void> | null = null;
   return {
@@ -348,6 +407,7 @@ export function startSubscriptionServer(
     close() {
       closing ??= (async () => {
         clearInterval(recheck);
+        stopListening();
         // Clients that do not answer the close handshake in time are cut, so shutdown never waits on them.
         const cut = setTimeout(() => {
           for (const socket of wss.clients) socket.terminate();

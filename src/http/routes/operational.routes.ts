@@ -1,6 +1,8 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { AppServices } from "../../app-services.ts";
 import { withoutUnusedSchemas } from "../openapi.ts";
+import { createHash, timingSafeEqual } from "node:crypto";
+import { UnauthorizedError } from "../../domain/errors.ts";
 
 const publicRoute = { public: true } as const;
 const READINESS_TIMEOUT_MS = 3_000;
@@ -26,7 +28,16 @@ export function operationalRoutes(services: AppServices): FastifyPluginAsync {
       }
     });
 
-    app.get("/metrics", { config: publicRoute, schema: { tags: ["operations"], security: [] } }, async (_request, reply) => {
+    const token = services.config.metricsToken ? createHash("sha256").update(services.config.metricsToken).digest() : null;
+    app.get("/metrics", { config: publicRoute, schema: { tags: ["operations"], security: [] } }, async (request, reply) => {
+      // METRICS_TOKEN set: only a scraper that sends it sees the figures (compared in constant time).
+      if (token) {
+        const sent = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? "")?.[1]?.trim() ?? "";
+        if (!timingSafeEqual(createHash("sha256").update(sent).digest(), token)) {
+          reply.header("www-authenticate", 'Bearer realm="metrics"');
+          throw new UnauthorizedError("metrics_token");
+        }
+      }
       reply.header("content-type", services.metrics.registry.contentType);
       return services.metrics.registry.metrics();
     });

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AppServices } from "../../app-services.ts";
 import { ForbiddenError } from "../../domain/errors.ts";
-import { clearedSessionCookie, isAllowedOrigin, sessionCookie, sessionCookieOf } from "../console-session.ts";
+import { clearedSessionCookie, isAllowedOrigin, sessionCookie, sessionCookieName, sessionCookieOf } from "../console-session.ts";
 import { errorSchema, validationErrorSchema } from "../schemas.ts";
 
 const signInBody = z
@@ -77,7 +77,7 @@ export function sessionRoutes(services: AppServices): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        await sessions.signOut(sessionCookieOf(request.headers));
+        await sessions.signOut(sessionCookieOf(request.headers, sessionCookieName(appConfig)));
         return reply.code(204).header("set-cookie", clearedSessionCookie(appConfig)).send(null);
       },
     );

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import type { AppServices } from "../../app-services.ts";
 import { createWebhookEndpointInput, updateWebhookEndpointInput } from "../../domain/webhooks/webhook-endpoint.schemas.ts";
-import { callerOf } from "../auth.ts";
+import { apiKeyAuditSource, callerOf } from "../auth.ts";
 import { errorSchema, validationErrorSchema } from "../schemas.ts";
 import {
   webhookEndpointIdParams,
@@ -32,7 +32,7 @@ export function webhookEndpointRoutes(services: AppServices): FastifyPluginAsync
           response: { 201: webhookEndpointWithSecretSchema, 400: validationErrorSchema, 409: errorSchema, 413: errorSchema, 415: errorSchema, ...commonErrors },
         },
       },
-      async (request, reply) => reply.code(201).send(await webhookEndpoints.create(callerOf(request), request.body)),
+      async (request, reply) => reply.code(201).send(await webhookEndpoints.create(callerOf(request), request.body, apiKeyAuditSource(request))),
     );
 
     app.get(
@@ -89,7 +89,7 @@ export function webhookEndpointRoutes(services: AppServices): FastifyPluginAsync
           response: { 200: webhookEndpointWithSecretSchema, 404: errorSchema, ...commonErrors },
         },
       },
-      async (request) => webhookEndpoints.rotateSecret(callerOf(request), request.params.id),
+      async (request) => webhookEndpoints.rotateSecret(callerOf(request), request.params.id, apiKeyAuditSource(request)),
     );
   };
 }

@@ -2,7 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { FastifyPluginAsync } from "fastify";
 import type { AppServices } from "../../app-services.ts";
 import { headerValue } from "../auth.ts";
-import { RetryLaterError, applyCallback, hasValidSignature } from "../whatsapp-callbacks.ts";
+import { RetryLaterError, applyCallback, hasValidSignature, isSignatureHeaderFormat } from "../whatsapp-callbacks.ts";
 
 /**
  * Meta's notifications are at most 3 MB (its documented payload limit; a batch of 10,000 statuses is about
@@ -41,7 +41,18 @@ export function whatsappWebhookRoutes(services: AppServices): FastifyPluginAsync
 
     app.post(
       "/webhooks/whatsapp",
-      { config: { public: true }, schema: { hide: true }, bodyLimit: CALLBACK_BODY_LIMIT },
+      {
+        config: { public: true },
+        schema: { hide: true },
+        bodyLimit: CALLBACK_BODY_LIMIT,
+        // Before a byte of the body is read (SPEC §14): a missing or malformed signature header, or no app secret to
+        // check one with, is refused at once, so unsigned requests cannot make us buffer 3 MiB each.
+        onRequest: async (request, reply) => {
+          if (appSecret && isSignatureHeaderFormat(headerValue(request, "x-hub-signature-256"))) return;
+          request.log.warn({ configured: Boolean(appSecret) }, "whatsapp callback without a well-formed signature header");
+          return reply.code(401).header("connection", "close").send({ success: false, message: "Invalid signature", error: "UNAUTHORIZED" });
+        },
+      },
       async (request, reply) => {
         const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         if (!appSecret || !hasValidSignature(appSecret, raw, headerValue(request, "x-hub-signature-256"))) {

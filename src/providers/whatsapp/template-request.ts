@@ -3,7 +3,7 @@ import { BUTTON_PAYLOAD, type Language, type OrderConfirmationMessage } from "..
 
 /**
  * The body of `POST /{phone-number-id}/messages` for the order-confirmation template (SPEC §5.1; the
- * template itself is documented in the README). Body parameters are positional:
+ * template itself is documented in docs/operations.md). Body parameters are positional:
  * {{1}} customer name, {{2}} order reference, {{3}} items, {{4}} total with currency, {{5}} address.
  */
 export interface TemplateMessageRequest {

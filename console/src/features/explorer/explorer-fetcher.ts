@@ -3,7 +3,7 @@ import { getOperationAST, parse } from "graphql";
 import { createClient as createSocketClient, type Client as SocketClient } from "graphql-ws/client";
 import { isSessionEndedClose, type Mode } from "../../shared/graphql/client.ts";
 
-/** Marks the explorer's requests: the server's rule for documents written by hand (see README, "API explorer"). */
+/** Marks the explorer's requests: the server's rule for documents written by hand (see docs/console.md, "The API explorer"). */
 export const EXPLORER_HEADER = "X-OCS-Explorer";
 
 export interface ExplorerConnection {

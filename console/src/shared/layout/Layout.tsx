@@ -79,7 +79,10 @@ const NAV = [
   { to: "/analytics", label: "nav.analytics", page: "analytics" },
   { to: "/keys", label: "nav.keys", page: "keys" },
   { to: "/webhooks", label: "nav.webhooks", page: "webhooks" },
+  { to: "/stores", label: "nav.stores", page: "stores" },
   { to: "/settings", label: "nav.settings", page: "settings" },
+  // The audit log is for admins only (others get FORBIDDEN).
+  { to: "/security", label: "nav.security", page: "security" },
   { to: "/explorer", label: "nav.explorer", page: "explorer" },
 ] as const satisfies readonly { to: string; label: string; page: Page }[];
 

@@ -6,13 +6,16 @@ import type { UserRole } from "../../gql/graphql.ts";
  *
  * - ADMIN: everything.
  * - VIEWER: every page, read only (no buttons that change anything, no CSV export).
- * - AGENT: the follow-up desk: Follow-up, Orders (with export), Analytics; not keys, webhooks, settings, explorer.
+ * - AGENT: the follow-up desk: Follow-up, Orders (with export), Analytics; not keys, webhooks, stores, settings,
+ *   security, explorer.
  */
-export type Page = "followUps" | "orders" | "analytics" | "keys" | "webhooks" | "settings" | "explorer";
+export type Page = "followUps" | "orders" | "analytics" | "keys" | "webhooks" | "stores" | "settings" | "security" | "explorer";
 
 const AGENT_PAGES: ReadonlySet<Page> = new Set(["followUps", "orders", "analytics"]);
 
 export function canSee(role: UserRole | null | undefined, page: Page): boolean {
+  // The audit log (Security) is for admins only.
+  if (page === "security") return role === "ADMIN";
   return role !== "AGENT" || AGENT_PAGES.has(page);
 }
 

@@ -1,0 +1,118 @@
+/**
+ * Times to answer as mergeable histograms with fixed logarithmic bins (migration 20261125250000_order_stat_buckets
+ * writes them; this module reads them). Bin 0 holds answers under 1 ms; bin k ≥ 1 holds answers in
+ * [GROWTH^(k-1), GROWTH^k) ms, up to bin MAX_BIN (≈ 25 years, later answers are counted there).
+ *
+ * In the database a histogram is one exact integer (numeric) with SLOT_DIGITS decimal digits per bin: bin k counts
+ * at 10^(SLOT_DIGITS × k). Adding histograms is adding integers (sum() is exact), so a range's histogram is the sum of
+ * its buckets', and a slot holds up to 999,999,999 answers of one bin in one answer's range.
+ *
+ * Error bound: a bin's value stands for every answer in it as 2·GROWTH^k / (1 + GROWTH) ms, within
+ * (GROWTH − 1) / (GROWTH + 1) = 1.96 % of any value in the bin. A percentile interpolates between two order statistics
+ * exactly as percentile_cont does, each within 1.96 %, so the result is within 1.96 % of the exact percentile (plus
+ * the millisecond rounding of the answer). Answers under 1 ms read as 0.
+ */
+export const GROWTH = 1.04;
+export const MAX_BIN = 700;
+export const SLOT_DIGITS = 9;
+export const RELATIVE_ERROR = (GROWTH - 1) / (GROWTH + 1);
+
+/** Bin → number of answers. */
+export type Histogram = Map<number, number>;
+
+/** A histogram as a dense array (index = bin), for summing many. */
+export const emptyBins = (): Float64Array => new Float64Array(MAX_BIN + 1);
+
+/** The bin of an answer time (the SQL function order_stats_bin does the same). */
+export function binOf(milliseconds: number): number {
+  if (milliseconds < 1) return 0;
+  return Math.min(Math.floor(Math.log(milliseconds) / Math.log(GROWTH)) + 1, MAX_BIN);
+}
+
+/** The value that stands for a bin, in milliseconds. */
+export function binValue(bin: number): number {
+  return bin === 0 ? 0 : (2 * GROWTH ** bin) / (1 + GROWTH);
+}
+
+/** The bins of a histogram as the database returns it (the integer's decimal text). */
+export function decodeHistogram(text: string): Histogram {
+  const histogram: Histogram = new Map();
+  if (!/^\d+$/.test(text)) throw new Error(`order statistics: not a histogram (${text.slice(0, 40)})`);
+  for (let end = text.length, bin = 0; end > 0; end -= SLOT_DIGITS, bin++) {
+    const count = Number(text.slice(Math.max(0, end - SLOT_DIGITS), end));
+    if (count > 0) histogram.set(bin, count);
+  }
+  return histogram;
+}
+
+/**
+ * Adds `sign` × the histogram in `text` to each of `targets`. `text` is the integer's decimal text without its
+ * trailing zeros, and `zeros` how many were trimmed (the database sends rtrim(h::text, '0') and the count: a
+ * histogram of answers from 30 s to 2 h is about 1,300 significant digits above 2,400 zeros).
+ */
+export function addEncodedHistogram(text: string, zeros: number, targets: { bins: Float64Array; sign: number }[]): void {
+  if (text === "") return;
+  if (!/^\d+$/.test(text)) throw new Error(`order statistics: not a histogram (${text.slice(0, 40)})`);
+  // The whole number is `text` followed by `zeros` zeros; bin b is its digits [D - 9(b + 1), D - 9b) from the left.
+  const length = text.length;
+  const digits = length + zeros;
+  for (let bin = Math.max(0, Math.floor(zeros / SLOT_DIGITS) - 1); bin * SLOT_DIGITS < digits; bin++) {
+    const end = digits - bin * SLOT_DIGITS;
+    const start = Math.max(0, end - SLOT_DIGITS);
+    if (start >= length) continue;
+    const significantEnd = Math.min(end, length);
+    const count = Number(text.slice(start, significantEnd)) * 10 ** (end - significantEnd);
+    if (count === 0) continue;
+    for (const target of targets) target.bins[bin] += target.sign * count;
+  }
+}
+
+/** percentile_cont(q) read from dense bins, in seconds; null when empty. */
+export function binsPercentile(bins: Float64Array, q: number): number | null {
+  let total = 0;
+  for (let bin = 0; bin < bins.length; bin++) {
+    if (bins[bin] < 0) throw new Error("order statistics: a histogram bin below zero");
+    total += bins[bin];
+  }
+  if (total === 0) return null;
+  const rank = q * (total - 1);
+  const lower = Math.floor(rank);
+  const valueAt = (index: number): number => {
+    let seen = 0;
+    for (let bin = 0; bin < bins.length; bin++) {
+      seen += bins[bin];
+      if (index < seen) return binValue(bin);
+    }
+    return 0;
+  };
+  const low = valueAt(lower);
+  const high = rank > lower ? valueAt(lower + 1) : low;
+  return (low + (rank - lower) * (high - low)) / 1000;
+}
+
+/** `into` plus `sign` × `from` (a bucket is some sums minus others). */
+export function addHistogram(into: Histogram, from: Histogram, sign: 1 | -1 = 1): Histogram {
+  for (const [bin, count] of from) into.set(bin, (into.get(bin) ?? 0) + sign * count);
+  return into;
+}
+
+/** percentile_cont(q) read from the bins, in seconds; null for an empty histogram. */
+export function histogramPercentile(histogram: Histogram, q: number): number | null {
+  if ([...histogram.values()].some((count) => count < 0)) throw new Error("order statistics: a histogram bin below zero");
+  const bins = [...histogram.entries()].filter(([, count]) => count > 0).sort((a, b) => a[0] - b[0]);
+  const total = bins.reduce((sum, [, count]) => sum + count, 0);
+  if (total === 0) return null;
+  const rank = q * (total - 1);
+  const lower = Math.floor(rank);
+  const valueAt = (index: number): number => {
+    let seen = 0;
+    for (const [bin, count] of bins) {
+      seen += count;
+      if (index < seen) return binValue(bin);
+    }
+    return binValue(bins[bins.length - 1][0]);
+  };
+  const low = valueAt(lower);
+  const high = rank > lower ? valueAt(lower + 1) : low;
+  return (low + (rank - lower) * (high - low)) / 1000;
+}

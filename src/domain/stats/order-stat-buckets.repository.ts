@@ -1,0 +1,280 @@
+import type pg from "pg";
+import { ValidationError } from "../errors.ts";
+import type { MerchantScope } from "../orders/order.repository.ts";
+import type { StatsInterval } from "./order-stats.ts";
+import type { StatsRow } from "./order-stats.repository.ts";
+import { addEncodedHistogram, binsPercentile, emptyBins } from "./answer-histogram.ts";
+import { alignedPart, topRange, withinTop, type Piece } from "./stat-pieces.ts";
+import { withCheckedOutClient } from "../../db/checked-out-client.ts";
+
+/**
+ * Order statistics read from the pre-aggregated buckets (migration 20261125250000_order_stat_buckets,
+ * docs/statistics.md): the work is a few rows per bucket of the answer, whatever the number of orders.
+ *
+ * 1. The buckets of the answer (local days or hours of the time zone) come from the database's own zone rules, as
+ *    before: [start, next start), clipped to [from, to).
+ * 2. Each bucket's quarter-aligned middle is a sum of signed pieces of 15-minute, hour and day rows (stat-pieces.ts);
+ *    an end that is not on a quarter (a `from` at 10:07, a zone with a historical offset) is read from the orders
+ *    of that part-quarter, with the same definitions.
+ * 3. One statement reads all of it (one snapshot); counts are exact sums, percentiles come from the merged histograms.
+ */
+const BUCKETS_SQL = {
+  day: `
+    SELECT to_char(key AT TIME ZONE $3 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS start,
+      extract(epoch FROM key AT TIME ZONE $3)::float8 * 1000 AS start_ms,
+      extract(epoch FROM (key + interval '1 day') AT TIME ZONE $3)::float8 * 1000 AS end_ms
+    FROM generate_series(date_trunc('day', $1::timestamptz AT TIME ZONE $3),
+      date_trunc('day', ($2::timestamptz - interval '1 microsecond') AT TIME ZONE $3), interval '1 day') AS key`,
+  hour: `
+    SELECT to_char(key AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS start,
+      extract(epoch FROM key)::float8 * 1000 AS start_ms, extract(epoch FROM key + interval '1 hour')::float8 * 1000 AS end_ms
+    FROM generate_series($1::timestamptz - (($1::timestamptz AT TIME ZONE $3) - date_trunc('hour', $1::timestamptz AT TIME ZONE $3)),
+      $2::timestamptz - interval '1 microsecond', interval '1 hour') AS key`,
+} satisfies Record<StatsInterval, string>;
+
+export const FIGURES_SQL = `
+  WITH piece AS (
+    SELECT * FROM unnest($3::int[], $4::int[], $5::smallint[], $6::timestamptz[], $7::timestamptz[]) AS p(term, sign, span, lo, hi)
+  ), edge AS (
+    SELECT * FROM unnest($8::int[], $9::timestamptz[], $10::timestamptz[]) AS e(term, lo, hi)
+  ), top_key AS (
+    SELECT * FROM unnest($11::int[], $12::int[], $13::timestamptz[]) AS k(term, sign, start)
+  ), top_rows AS MATERIALIZED (
+    -- The rows of the answer's own level (days, or hours), each used by one bucket and by its boundaries' shares: one
+    -- range scan, summed over slots, joined to their uses by start.
+    SELECT r.start, sum(r.created) AS created, sum(r.confirmed) AS confirmed, sum(r.canceled) AS canceled,
+      sum(r.failed) AS failed, sum(r.expired) AS expired, sum(r.answered) AS answered, sum(r.answer_histogram) AS histogram
+    FROM order_stat_buckets r
+    WHERE r.merchant_id = $1::uuid AND r.mode = $2::"KeyMode" AND r.span = $14::smallint AND r.start >= $15::timestamptz
+      AND r.start < $16::timestamptz
+    GROUP BY r.start
+  ), top_failures AS MATERIALIZED (
+    SELECT r.start, r.error_code, sum(r.count) AS count
+    FROM order_stat_failures r
+    WHERE r.merchant_id = $1::uuid AND r.mode = $2::"KeyMode" AND r.span = $14::smallint AND r.start >= $15::timestamptz
+      AND r.start < $16::timestamptz
+    GROUP BY 1, 2
+  ), edge_orders AS MATERIALIZED (
+    SELECT e.term, o.status, o.error_code, order_stats_answered(o.id, o.status) AS answered, o.created_at, o.updated_at
+    FROM edge e
+    JOIN orders o ON o.merchant_id = $1::uuid AND o.mode = $2::"KeyMode" AND o.send_state <> 'sending'
+      AND o.created_at >= e.lo AND o.created_at < e.hi
+  ), figures AS (
+    -- Each piece summed by its own index range scan (an aggregate in LATERAL is never turned into a join that reads
+    -- every row of the merchant).
+    SELECT p.term, sum(p.sign * b.created) AS created, sum(p.sign * b.confirmed) AS confirmed,
+      sum(p.sign * b.canceled) AS canceled, sum(p.sign * b.failed) AS failed, sum(p.sign * b.expired) AS expired,
+      sum(p.sign * b.answered) AS answered, sum(p.sign * b.histogram) AS histogram
+    FROM piece p
+    CROSS JOIN LATERAL (
+      SELECT sum(r.created) AS created, sum(r.confirmed) AS confirmed, sum(r.canceled) AS canceled, sum(r.failed) AS failed,
+        sum(r.expired) AS expired, sum(r.answered) AS answered, sum(r.answer_histogram) AS histogram
+      FROM order_stat_buckets r
+      WHERE r.merchant_id = $1::uuid AND r.mode = $2::"KeyMode" AND r.span = p.span AND r.start >= p.lo AND r.start < p.hi
+    ) b
+    WHERE b.created IS NOT NULL
+    GROUP BY p.term
+    UNION ALL
+    SELECT k.term, sum(k.sign * t.created), sum(k.sign * t.confirmed), sum(k.sign * t.canceled), sum(k.sign * t.failed),
+      sum(k.sign * t.expired), sum(k.sign * t.answered), sum(k.sign * t.histogram)
+    FROM top_key k JOIN top_rows t ON t.start = k.start
+    GROUP BY k.term
+    UNION ALL
+    SELECT term, count(*), count(*) FILTER (WHERE status = 'confirmed'), count(*) FILTER (WHERE status = 'canceled'),
+      count(*) FILTER (WHERE status = 'failed'), count(*) FILTER (WHERE status = 'expired'), count(*) FILTER (WHERE answered),
+      coalesce(sum(order_stats_histogram(created_at, updated_at)) FILTER (WHERE answered), 0)
+    FROM edge_orders GROUP BY term
+  ), failures AS (
+    SELECT p.term, f.error_code, sum(p.sign * f.count) AS count
+    FROM piece p
+    CROSS JOIN LATERAL (
+      SELECT r.error_code, sum(r.count) AS count
+      FROM order_stat_failures r
+      WHERE r.merchant_id = $1::uuid AND r.mode = $2::"KeyMode" AND r.span = p.span AND r.start >= p.lo AND r.start < p.hi
+      GROUP BY r.error_code
+    ) f
+    GROUP BY 1, 2
+    UNION ALL
+    SELECT k.term, t.error_code, sum(k.sign * t.count) FROM top_key k JOIN top_failures t ON t.start = k.start GROUP BY 1, 2
+    UNION ALL
+    SELECT term, coalesce(error_code, -1), count(*) FROM edge_orders WHERE status = 'failed' GROUP BY 1, 2
+  )
+  SELECT term, created, confirmed, canceled, failed, expired, answered, rtrim(histogram, '0') AS histogram,
+    length(histogram) - length(rtrim(histogram, '0')) AS zeros, NULL::int AS error_code
+  FROM (
+    SELECT term, sum(created)::int AS created, sum(confirmed)::int AS confirmed, sum(canceled)::int AS canceled,
+      sum(failed)::int AS failed, sum(expired)::int AS expired, sum(answered)::int AS answered, sum(histogram)::text AS histogram
+    FROM figures GROUP BY term
+  ) AS summed
+  UNION ALL
+  SELECT term, sum(count)::int, 0, 0, 0, 0, 0, NULL, 0, error_code
+  FROM failures GROUP BY term, error_code HAVING sum(count) <> 0`;
+
+interface BucketBounds {
+  start: string;
+  start_ms: number;
+  end_ms: number;
+}
+
+interface FigureRow {
+  term: number;
+  created: number;
+  confirmed: number;
+  canceled: number;
+  failed: number;
+  expired: number;
+  answered: number;
+  /** The histogram's decimal text without trailing zeros (`zeros` of them); null on a row of failures. */
+  histogram: string | null;
+  zeros: number;
+  error_code: number | null;
+}
+
+interface Figures {
+  created: number;
+  confirmed: number;
+  canceled: number;
+  failed: number;
+  expired: number;
+  answered: number;
+  bins: Float64Array;
+  failures: Map<number | null, number>;
+}
+
+const emptyFigures = (): Figures => ({
+  created: 0, confirmed: 0, canceled: 0, failed: 0, expired: 0, answered: 0, bins: emptyBins(), failures: new Map(),
+});
+
+/**
+ * What the statement reads for a range, as terms: each term is a sum the statement computes once (signed pieces of
+ * bucket rows, or the orders of a part-quarter), and adds to or subtracts from the answer's buckets. A bucket is its
+ * whole UTC days (hours), plus its end's share of its day, minus its start's; two buckets that meet share that term.
+ */
+export function readPlan(buckets: { from: number; to: number }[], interval: StatsInterval) {
+  const terms: { bucket: number; sign: 1 | -1 }[][] = [];
+  const pieces = { term: [] as number[], sign: [] as number[], span: [] as number[], lo: [] as Date[], hi: [] as Date[] };
+  const edges = { term: [] as number[], lo: [] as Date[], hi: [] as Date[] };
+  const topSpan = interval === "day" ? 1440 : 60;
+  const keys = { term: [] as number[], sign: [] as number[], start: [] as Date[], span: topSpan, from: Infinity, to: -Infinity };
+  const boundaries = new Map<number, number>();
+  const addPieces = (list: Piece[]) => {
+    const term = terms.push([]) - 1;
+    for (const piece of list) {
+      if (piece.span === topSpan) {
+        for (let start = piece.from; start < piece.to; start += topSpan * 60_000) {
+          keys.term.push(term);
+          keys.sign.push(piece.sign);
+          keys.start.push(new Date(start));
+          keys.from = Math.min(keys.from, start);
+          keys.to = Math.max(keys.to, start + 1);
+        }
+        continue;
+      }
+      pieces.term.push(term);
+      pieces.sign.push(piece.sign);
+      pieces.span.push(piece.span);
+      pieces.lo.push(new Date(piece.from));
+      pieces.hi.push(new Date(piece.to));
+    }
+    return term;
+  };
+  const boundary = (t: number) => {
+    let term = boundaries.get(t);
+    if (term === undefined) boundaries.set(t, (term = addPieces(withinTop(t, interval))));
+    return term;
+  };
+  const edge = (bucket: number, lo: number, hi: number) => {
+    if (hi <= lo) return;
+    edges.term.push(terms.push([{ bucket, sign: 1 }]) - 1);
+    edges.lo.push(new Date(lo));
+    edges.hi.push(new Date(hi));
+  };
+  buckets.forEach(({ from, to }, bucket) => {
+    const aligned = alignedPart(from, to);
+    if (!aligned) return edge(bucket, from, to);
+    edge(bucket, from, aligned.from);
+    edge(bucket, aligned.to, to);
+    const whole = topRange(aligned.from, aligned.to, interval);
+    if (whole.length) terms[addPieces(whole)].push({ bucket, sign: 1 });
+    terms[boundary(aligned.to)].push({ bucket, sign: 1 });
+    terms[boundary(aligned.from)].push({ bucket, sign: -1 });
+  });
+  return { terms, pieces, edges, keys };
+}
+
+export class OrderStatBucketsRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** The totals (first row, start null) and every bucket of the range, oldest first (OrderStatsRepository's shape). */
+  async figures(
+    scope: MerchantScope,
+    range: { from: Date; to: Date; timeZone: string; interval: StatsInterval },
+  ): Promise<StatsRow[]> {
+    return withCheckedOutClient(this.pool, async (client) => {
+      let bounds: BucketBounds[];
+      try {
+        ({ rows: bounds } = await client.query<BucketBounds>(BUCKETS_SQL[range.interval], [range.from, range.to, range.timeZone]));
+      } catch (error) {
+        // The runtime's zone list (validated before) and the database's may differ: the database has the last word.
+        const { code, message } = error as { code?: string; message?: string };
+        if (code === "22023" && /time zone/i.test(message ?? "")) {
+          throw new ValidationError([{ field: "timeZone", key: "field.format.time_zone" }]);
+        }
+        throw error;
+      }
+      const from = range.from.getTime();
+      const to = range.to.getTime();
+      const clipped = bounds.map((bound) => ({ from: Math.max(from, bound.start_ms), to: Math.min(to, bound.end_ms) }));
+      const { terms, pieces, edges, keys } = readPlan(clipped, range.interval);
+      const { rows } = await client.query<FigureRow>(FIGURES_SQL, [
+        scope.merchantId, scope.mode, pieces.term, pieces.sign, pieces.span, pieces.lo, pieces.hi,
+        edges.term, edges.lo, edges.hi, keys.term, keys.sign, keys.start, keys.span,
+        new Date(Number.isFinite(keys.from) ? keys.from : 0), new Date(Number.isFinite(keys.to) ? keys.to : 0),
+      ]);
+      const figures = bounds.map(() => emptyFigures());
+      // The totals take each term once with the sum of its signs (a boundary shared by two buckets adds 0).
+      const totals = emptyFigures();
+      for (const row of rows) {
+        const uses = terms[row.term];
+        const net = uses.reduce((sum, use) => sum + use.sign, 0);
+        const targets = [...uses.map(({ bucket, sign }) => ({ figures: figures[bucket], sign })), ...(net ? [{ figures: totals, sign: net }] : [])];
+        if (row.histogram === null) {
+          const code = row.error_code === -1 ? null : row.error_code;
+          for (const { figures: target, sign } of targets) target.failures.set(code, (target.failures.get(code) ?? 0) + sign * row.created);
+          continue;
+        }
+        for (const { figures: target, sign } of targets) {
+          target.created += sign * row.created;
+          target.confirmed += sign * row.confirmed;
+          target.canceled += sign * row.canceled;
+          target.failed += sign * row.failed;
+          target.expired += sign * row.expired;
+          target.answered += sign * row.answered;
+        }
+        addEncodedHistogram(row.histogram, row.zeros, targets.map(({ figures: target, sign }) => ({ bins: target.bins, sign })));
+      }
+      return [statsRow(null, totals), ...figures.map((bucket, index) => statsRow(bounds[index].start, bucket))];
+    });
+  }
+}
+
+function statsRow(start: string | null, figures: Figures): StatsRow {
+  const failures = [...figures.failures]
+    .filter(([, count]) => count !== 0)
+    .map(([errorCode, count]) => ({ errorCode, count }))
+    // Most frequent first, then by code, failures without a code last (as the exact statement orders them).
+    .sort((a, b) => b.count - a.count || (a.errorCode === null ? 1 : b.errorCode === null ? -1 : a.errorCode - b.errorCode));
+  return {
+    start,
+    created: figures.created,
+    confirmed: figures.confirmed,
+    canceled: figures.canceled,
+    failed: figures.failed,
+    expired: figures.expired,
+    pending: figures.created - figures.confirmed - figures.canceled - figures.failed - figures.expired,
+    answered: figures.answered,
+    p50: binsPercentile(figures.bins, 0.5),
+    p90: binsPercentile(figures.bins, 0.9),
+    failures,
+  };
+}

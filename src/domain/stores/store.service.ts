@@ -1,0 +1,427 @@
+import type { Logger } from "pino";
+import { DuplicateExternalOrderIdError, ProviderRejectedError, ProviderUnavailableError, ValidationError } from "../errors.ts";
+import { isUuid } from "../ids.ts";
+import type { MerchantScope } from "../orders/order.repository.ts";
+import type { OrderService } from "../orders/order.service.ts";
+import type { OrderView } from "../orders/order.view.ts";
+import type { SecretBox } from "../secrets/secret-box.ts";
+import { problemFromIssue } from "../../i18n/zod-issues.ts";
+import { normalisePhone } from "./phone.ts";
+import type { StoreConnector, StoreCredentials, StoreEvent, StorePlatform } from "./store-connector.ts";
+import type { ActivityRecord, ConnectionRecord, StoreRepository } from "./store.repository.ts";
+import { defaultSettings, readSettings, storeSettingsInput, type StoreSettings } from "./store-settings.ts";
+
+/** A connection as the doors show it: never its credentials. */
+export interface StoreConnectionView {
+  id: string;
+  platform: StorePlatform;
+  shop: string;
+  mode: MerchantScope["mode"];
+  status: "active" | "disconnected" | "error";
+  settings: StoreSettings;
+  createdAt: Date;
+  lastOrderAt: Date | null;
+}
+
+/**
+ * Where security-relevant store changes are recorded (SPEC §14 audit log: `store.connected`,
+ * `store.disconnected`). The audit log lands with issue 19; until it is wired at merge, this is a no-op.
+ */
+export interface StoreAuditSink {
+  record(entry: { merchantId: string; action: "store.connected" | "store.disconnected"; target: string; actor: StoreActor }): void | Promise<void>;
+}
+
+export type StoreActor = { kind: "USER"; id: string } | { kind: "STORE"; id: string };
+
+export const NO_AUDIT: StoreAuditSink = { record: () => undefined };
+
+/** Access tokens are refreshed this long before they expire. */
+const REFRESH_AHEAD_MS = 5 * 60 * 1000;
+/** The refresh lease outlives one token request (bounded by STORE_TIMEOUT_MS) with room. */
+const REFRESH_LEASE_MS = 60_000;
+
+export type Connectors = Partial<Record<StorePlatform, StoreConnector>>;
+
+export interface IntakeDelivery {
+  id: string;
+  platform: StorePlatform;
+  topic: string;
+  shop: string;
+  payload: string | null;
+}
+
+interface IntakeResult {
+  connectionId: string;
+  storeOrderId: string | null;
+  orderId: string | null;
+  skipped: string | null;
+  kind: string;
+  detail: object;
+}
+
+/** Store orders of one intake batch created at a time (each waits on the messaging provider). */
+const INTAKE_CONCURRENCY = 16;
+
+export class StoreService {
+  /** In-process coalescing of refreshes (the database lease makes it one per shop across instances). */
+  private readonly refreshing = new Map<string, Promise<StoreCredentials>>();
+
+  constructor(
+    private readonly stores: StoreRepository,
+    private readonly orders: OrderService,
+    private readonly secrets: SecretBox,
+    private readonly connectors: Connectors,
+    private readonly logger: Logger,
+    private readonly audit: StoreAuditSink = NO_AUDIT,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  connector(platform: StorePlatform): StoreConnector | null {
+    return this.connectors[platform] ?? null;
+  }
+
+  // --- the doors (GraphQL) -----------------------------------------------------------------------------------
+
+  async list(scope: MerchantScope): Promise<StoreConnectionView[]> {
+    return (await this.stores.list(scope)).map(toView);
+  }
+
+  async recentActivity(connectionId: string, first: number): Promise<ActivityRecord[]> {
+    return this.stores.activity(connectionId, Math.min(Math.max(first, 0), 100));
+  }
+
+  async updateSettings(scope: MerchantScope, id: string, input: unknown): Promise<StoreConnectionView> {
+    const connection = await this.inScope(scope, id);
+    const parsed = storeSettingsInput.safeParse(input);
+    if (!parsed.success) throw new ValidationError(parsed.error.issues.map((issue) => problemFromIssue(issue, "input")));
+    const settings = { ...readSettings(connection.platform, connection.settings), ...parsed.data };
+    return toView(await this.stores.updateSettings(connection.id, settings, this.clock()));
+  }
+
+  async disconnect(scope: MerchantScope, id: string, actor: StoreActor): Promise<StoreConnectionView> {
+    const connection = await this.inScope(scope, id);
+    if (connection.status === "disconnected") return toView(connection);
+    await this.release(connection);
+    const updated = await this.stores.disconnect(connection.id, this.clock());
+    await this.stores.addActivity(connection.id, { kind: "disconnected", storeOrderId: null, orderId: null, detail: { by: actor.kind.toLowerCase() } }, this.clock());
+    await this.audit.record({ merchantId: connection.merchantId, action: "store.disconnected", target: connection.id, actor });
+    return toView(updated);
+  }
+
+  /** The connector's clean-up on the store (best effort: a store that is down does not block a disconnect). */
+  private async release(connection: ConnectionRecord): Promise<void> {
+    const connector = this.connector(connection.platform);
+    if (!connector?.release) return;
+    try {
+      const credentials = this.open(connection);
+      if (credentials) await connector.release(credentials);
+    } catch (error) {
+      this.logger.warn({ err: error, connectionId: connection.id }, "store clean-up on disconnect failed");
+    }
+  }
+
+  /** A live connection with its opened credentials (webhook verification, connect flows), or null. */
+  async withCredentials(connectionId: string): Promise<{ connection: StoreConnectionView; merchantId: string; credentials: StoreCredentials } | null> {
+    const connection = await this.stores.find(connectionId);
+    if (!connection || connection.status === "disconnected") return null;
+    const credentials = this.open(connection);
+    return credentials ? { connection: toView(connection), merchantId: connection.merchantId, credentials } : null;
+  }
+
+  /** Rewrites a live connection's sealed credentials (a WooCommerce webhook id, Salla tokens re-authorised). */
+  async updateCredentials(connectionId: string, change: (current: StoreCredentials) => StoreCredentials): Promise<void> {
+    const connection = await this.stores.find(connectionId);
+    if (!connection || connection.status === "disconnected") return;
+    const current = this.open(connection);
+    if (!current) return;
+    const next = change(current);
+    await this.stores.storeRefreshed(connectionId, this.seal(connectionId, next), expiryOf(next), this.clock());
+  }
+
+  private async inScope(scope: MerchantScope, id: string): Promise<ConnectionRecord> {
+    const connection = isUuid(id) ? await this.stores.findInScope(scope, id.toLowerCase()) : null;
+    if (!connection) throw new ValidationError([{ field: "id", key: "field.format.id" }]);
+    return connection;
+  }
+
+  // --- install -----------------------------------------------------------------------------------------------
+
+  /** Who has the shop connected right now (any merchant), or null. */
+  async ownerOfShop(platform: StorePlatform, shop: string): Promise<MerchantScope | null> {
+    const connection = await this.stores.findActiveByShop(platform, shop);
+    return connection ? { merchantId: connection.merchantId, mode: connection.mode } : null;
+  }
+
+  /** Stores the tokens of a finished install; null when the shop is live under another merchant or mode. */
+  async connect(scope: MerchantScope, platform: StorePlatform, shop: string, credentials: StoreCredentials, actor: StoreActor) {
+    const result = await this.stores.connect(
+      scope,
+      platform,
+      shop,
+      defaultSettings(platform),
+      (id) => ({ credentials: this.seal(id, credentials), tokenExpiresAt: expiryOf(credentials) }),
+      this.clock(),
+    );
+    if (!result) return null;
+    await this.stores.addActivity(result.connection.id, { kind: "connected", storeOrderId: null, orderId: null, detail: { shop } }, this.clock());
+    await this.audit.record({ merchantId: scope.merchantId, action: "store.connected", target: result.connection.id, actor });
+    return toView(result.connection);
+  }
+
+  // --- credentials -------------------------------------------------------------------------------------------
+
+  private seal(connectionId: string, credentials: StoreCredentials): string {
+    return this.secrets.seal(JSON.stringify(credentials), credentialsContext(connectionId));
+  }
+
+  private open(connection: ConnectionRecord): StoreCredentials | null {
+    if (!connection.credentials) return null;
+    return JSON.parse(this.secrets.open(connection.credentials, credentialsContext(connection.id))) as StoreCredentials;
+  }
+
+  /**
+   * The connection's credentials with an access token valid for a few more minutes: refreshed first when it is
+   * about to expire, by one instance at a time (the database lease; the others wait for its result).
+   */
+  async freshCredentials(connectionId: string): Promise<StoreCredentials | null> {
+    const connection = await this.stores.find(connectionId);
+    if (!connection || connection.status === "disconnected") return null;
+    const credentials = this.open(connection);
+    if (!credentials) return null;
+    if (!needsRefresh(connection.tokenExpiresAt, this.clock())) return credentials;
+    let pending = this.refreshing.get(connectionId);
+    if (!pending) {
+      pending = this.refresh(connection, credentials).finally(() => this.refreshing.delete(connectionId));
+      this.refreshing.set(connectionId, pending);
+    }
+    return pending;
+  }
+
+  private async refresh(connection: ConnectionRecord, credentials: StoreCredentials): Promise<StoreCredentials> {
+    const connector = this.connector(connection.platform);
+    if (!connector) return credentials;
+    for (let waited = 0; waited < REFRESH_LEASE_MS; waited += 250) {
+      if (await this.stores.takeRefreshLease(connection.id, REFRESH_LEASE_MS)) {
+        // Another instance may have refreshed between our read and the lease.
+        const current = await this.stores.find(connection.id);
+        const latest = current ? this.open(current) : null;
+        if (!current || !latest) {
+          await this.stores.releaseRefreshLease(connection.id);
+          throw new Error("connection gone");
+        }
+        if (!needsRefresh(current.tokenExpiresAt, this.clock())) {
+          await this.stores.releaseRefreshLease(connection.id);
+          return latest;
+        }
+        try {
+          const renewed = await connector.refresh(connection.shop, latest);
+          if (!renewed) {
+            await this.stores.releaseRefreshLease(connection.id);
+            return latest;
+          }
+          const merged = { ...latest, ...renewed, refreshToken: renewed.refreshToken ?? latest.refreshToken };
+          await this.stores.storeRefreshed(connection.id, this.seal(connection.id, merged), expiryOf(merged), this.clock());
+          await this.stores.addActivity(connection.id, { kind: "token_refreshed", storeOrderId: null, orderId: null, detail: {} }, this.clock());
+          return merged;
+        } catch (error) {
+          await this.stores.releaseRefreshLease(connection.id);
+          throw error;
+        }
+      }
+      // Someone else is refreshing: wait for the new token to land.
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const current = await this.stores.find(connection.id);
+      if (current && !needsRefresh(current.tokenExpiresAt, this.clock())) {
+        const latest = this.open(current);
+        if (latest) return latest;
+      }
+    }
+    throw new Error("token refresh by another instance did not finish");
+  }
+
+  /** The connection as the write-back worker needs it (settings and status), or null when it is gone. */
+  async connection(connectionId: string): Promise<{ platform: StorePlatform; shop: string; status: string; settings: StoreSettings } | null> {
+    const connection = await this.stores.find(connectionId);
+    return connection
+      ? { platform: connection.platform, shop: connection.shop, status: connection.status, settings: readSettings(connection.platform, connection.settings) }
+      : null;
+  }
+
+  async markUnauthorized(connectionId: string, error: string): Promise<void> {
+    await this.stores.markStatus(connectionId, "error", this.clock());
+    await this.stores.addActivity(connectionId, { kind: "error", storeOrderId: null, orderId: null, detail: { error } }, this.clock());
+  }
+
+  // --- inbound -----------------------------------------------------------------------------------------------
+
+  /** A verified delivery, recorded once per webhook id; the intake worker processes it after the answer. */
+  receive(platform: StorePlatform, webhookId: string, topic: string, shop: string, payload: string): Promise<boolean> {
+    return this.stores.receive(platform, webhookId, topic, shop, payload, this.clock());
+  }
+
+  /**
+   * Processes a batch of received deliveries: one statement each for the shops' connections, the store orders'
+   * claims and the outcomes, plus the create path per order (run concurrently). Safe to run again for the same
+   * delivery (a crash mid-way): a store order claimed by this delivery resumes, the order's externalOrderId makes
+   * the create idempotent, write-backs are unique per outcome. Returns the deliveries done; the others threw and
+   * are retried later.
+   */
+  async processBatch(deliveries: readonly IntakeDelivery[]): Promise<{ done: { id: string; connectionId: string | null }[]; failed: { id: string; error: unknown }[] }> {
+    const done: { id: string; connectionId: string | null }[] = [];
+    const failed: { id: string; error: unknown }[] = [];
+    const results: IntakeResult[] = [];
+    const orders: { delivery: IntakeDelivery; connection: ConnectionRecord; connector: StoreConnector; storeOrderId: string; order: unknown }[] = [];
+    const connections = new Map<string, ConnectionRecord>();
+    for (const platform of new Set(deliveries.map((delivery) => delivery.platform))) {
+      const found = await this.stores.findActiveByShops(platform, deliveries.filter((d) => d.platform === platform).map((d) => d.shop));
+      for (const [shop, connection] of found) connections.set(`${platform}:${shop}`, connection);
+    }
+    for (const delivery of deliveries) {
+      const connection = connections.get(`${delivery.platform}:${delivery.shop}`);
+      const connector = this.connector(delivery.platform);
+      // A shop nobody has connected (or disconnected): answered already, nothing to do.
+      if (!connection || !connector || delivery.payload === null) {
+        done.push({ id: delivery.id, connectionId: connection?.id ?? null });
+        continue;
+      }
+      let body: unknown;
+      try {
+        body = JSON.parse(delivery.payload);
+      } catch {
+        results.push({ connectionId: connection.id, storeOrderId: null, orderId: null, skipped: null, kind: "order_skipped", detail: { reason: "invalid", detail: "body is not JSON" } });
+        done.push({ id: delivery.id, connectionId: connection.id });
+        continue;
+      }
+      const event = connector.parse(delivery.topic, body);
+      if (event.kind === "order_created") {
+        orders.push({ delivery, connection, connector, storeOrderId: event.storeOrderId, order: event.order });
+        continue;
+      }
+      try {
+        await this.applyEvent(connection, event);
+        done.push({ id: delivery.id, connectionId: connection.id });
+      } catch (error) {
+        failed.push({ id: delivery.id, error });
+      }
+    }
+    const claims = await this.stores.claimStoreOrders(
+      orders.map(({ delivery, connection, storeOrderId }) => ({
+        connectionId: connection.id,
+        merchantId: connection.merchantId,
+        mode: connection.mode,
+        storeOrderId,
+        externalOrderId: `${connection.platform}:${storeOrderId}`,
+        deliveryId: delivery.id,
+      })),
+      this.clock(),
+    );
+    let next = 0;
+    const worker = async () => {
+      while (next < orders.length) {
+        const index = next++;
+        const { delivery, connection, connector, storeOrderId, order } = orders[index];
+        try {
+          results.push(await this.intakeOrder(connection, connector, storeOrderId, order, claims[index]));
+          done.push({ id: delivery.id, connectionId: connection.id });
+        } catch (error) {
+          failed.push({ id: delivery.id, error });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(INTAKE_CONCURRENCY, orders.length) }, worker));
+    await this.stores.recordIntake(results, this.clock());
+    return { done, failed };
+  }
+
+  private async applyEvent(connection: ConnectionRecord, event: Exclude<StoreEvent, { kind: "order_created" }>): Promise<void> {
+    switch (event.kind) {
+      case "uninstalled":
+        await this.stores.disconnect(connection.id, this.clock());
+        await this.activity(connection.id, "disconnected", null, null, { by: "store", reason: "app uninstalled" });
+        await this.audit.record({ merchantId: connection.merchantId, action: "store.disconnected", target: connection.id, actor: { kind: "STORE", id: connection.shop } });
+        break;
+      case "customer_redact": {
+        const phones = event.phones.map((phone) => normalisePhone(phone, null)).filter((phone): phone is string => phone !== null);
+        const count = await this.stores.redact(connection.id, event.storeOrderIds, phones);
+        await this.activity(connection.id, "customer_redacted", null, null, { orders: count });
+        break;
+      }
+      case "shop_redact": {
+        const count = await this.stores.redact(connection.id, null, []);
+        await this.activity(connection.id, "shop_redacted", null, null, { orders: count });
+        break;
+      }
+      case "data_request":
+        // We hold the customer's name, phone, address and order figures: the merchant answers from the console.
+        await this.activity(connection.id, "data_requested", null, null, { storeOrderIds: event.storeOrderIds.slice(0, 100) });
+        break;
+      case "ignored":
+        break;
+    }
+  }
+
+  private async intakeOrder(
+    connection: ConnectionRecord,
+    connector: StoreConnector,
+    storeOrderId: string,
+    payload: unknown,
+    claim: { claimed: true } | { claimed: false; orderId: string | null; skipped: string | null },
+  ): Promise<IntakeResult> {
+    const base = { connectionId: connection.id, storeOrderId };
+    if (!claim.claimed) {
+      return { ...base, orderId: claim.orderId, skipped: "duplicate", kind: "order_skipped", detail: { reason: "duplicate" } };
+    }
+    const settings = readSettings(connection.platform, connection.settings);
+    const mapped = connector.toOrderInput(payload, settings);
+    if (!mapped.ok) {
+      return { ...base, orderId: null, skipped: mapped.reason, kind: "order_skipped", detail: { reason: mapped.reason, ...(mapped.detail ? { detail: mapped.detail } : {}) } };
+    }
+    const scope = { merchantId: connection.merchantId, mode: connection.mode };
+    const language = mapped.language ?? settings.language;
+    let order: OrderView;
+    try {
+      order = await this.orders.create(scope, mapped.input, language, "store");
+    } catch (error) {
+      if (error instanceof DuplicateExternalOrderIdError) {
+        // Created by an earlier run of this delivery that died before recording it.
+        order = await this.orders.get(scope, error.orderId).catch(() => ({ id: error.orderId, status: "pending" }) as OrderView);
+      } else if (error instanceof ProviderRejectedError || error instanceof ProviderUnavailableError) {
+        order = error.order as OrderView;
+      } else {
+        throw error;
+      }
+    }
+    // A send that failed at creation writes no event: its write-back ("failed") is queued here.
+    if (order.status === "failed") await this.stores.enqueueWriteback(connection.id, order.id, storeOrderId, "failed");
+    return { ...base, orderId: order.id, skipped: null, kind: "order_created", detail: { status: order.status } };
+  }
+
+  activity(connectionId: string, kind: string, storeOrderId: string | null, orderId: string | null, detail: object): Promise<void> {
+    return this.stores.addActivity(connectionId, { kind, storeOrderId, orderId, detail }, this.clock());
+  }
+}
+
+export function credentialsContext(connectionId: string): string {
+  return `store_connection:${connectionId}:credentials`;
+}
+
+function expiryOf(credentials: StoreCredentials): Date | null {
+  return credentials.accessTokenExpiresAt ? new Date(credentials.accessTokenExpiresAt) : null;
+}
+
+function needsRefresh(expiresAt: Date | null, now: Date): boolean {
+  return expiresAt !== null && expiresAt.getTime() - now.getTime() < REFRESH_AHEAD_MS;
+}
+
+function toView(connection: ConnectionRecord): StoreConnectionView {
+  return {
+    id: connection.id,
+    platform: connection.platform,
+    shop: connection.shop,
+    mode: connection.mode,
+    status: connection.status,
+    settings: readSettings(connection.platform, connection.settings),
+    createdAt: connection.createdAt,
+    lastOrderAt: connection.lastOrderAt,
+  };
+}

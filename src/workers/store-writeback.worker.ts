@@ -1,0 +1,220 @@
+import type { Logger } from "pino";
+import type { OrderEventBus } from "../domain/orders/order-events.bus.ts";
+import { effectKey, effectsFor, type WritebackResult } from "../domain/stores/store-connector.ts";
+import type { ClaimedWriteback, StoreRepository } from "../domain/stores/store.repository.ts";
+import type { StoreService } from "../domain/stores/store.service.ts";
+import { scheduledDelay, withJitter } from "../domain/webhooks/webhook-retry-policy.ts";
+import { throttledWarn } from "../logger.ts";
+
+/**
+ * Drains the write-back outbox (store_writebacks, written by the order-events trigger in the transaction of each
+ * state change): at least once, in order per order, one write-back in flight per connection across instances,
+ * each effect recorded as done as soon as the store took it so a retry never repeats it. Retries follow
+ * WEBHOOK_RETRY_SCHEDULE (at least Retry-After when the store gives one); throttling (429, Shopify's THROTTLED or
+ * an empty bucket) pauses the connection until its bucket refills and does not use up an attempt.
+ */
+export interface StoreWritebackOptions {
+  retryScheduleMs: readonly number[];
+  timeoutMs: number;
+  pollIntervalMs?: number;
+  /** Fulfillment orders appear shortly after a Shopify order: asked again on this schedule, then given up. */
+  notReadyScheduleMs?: readonly number[];
+}
+
+const CLAIM_BATCH = 32;
+/** A write-back makes a few calls (a hold: one query and one mutation per fulfillment order). */
+const CALLS_PER_WRITEBACK = 6;
+const LEASE_MARGIN_MS = 10_000;
+const DEFAULT_NOT_READY_SCHEDULE = [1_000, 2_000, 5_000, 10_000, 30_000, 60_000, 120_000, 300_000];
+
+export class StoreWritebackWorker {
+  private readonly inFlight = new Set<Promise<void>>();
+  private round: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+  private poll: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private retryTimer: { at: number; timer: NodeJS.Timeout } | null = null;
+  private readonly warn: (details: object, message: string) => void;
+  private readonly leaseMs: number;
+  private readonly notReadySchedule: readonly number[];
+
+  constructor(
+    private readonly deps: { stores: StoreRepository; service: StoreService; bus: OrderEventBus; logger: Logger },
+    private readonly options: StoreWritebackOptions,
+  ) {
+    this.warn = throttledWarn(deps.logger);
+    this.leaseMs = options.timeoutMs * CALLS_PER_WRITEBACK + LEASE_MARGIN_MS;
+    this.notReadySchedule = options.notReadyScheduleMs ?? DEFAULT_NOT_READY_SCHEDULE;
+  }
+
+  get maxAttempts(): number {
+    return 1 + this.options.retryScheduleMs.length;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    // Any committed order event may have written a write-back (the trigger): look now.
+    this.unsubscribe = this.deps.bus.subscribe(() => this.wake());
+    this.poll = setInterval(() => this.wake(), this.options.pollIntervalMs ?? 1_000);
+    this.poll.unref();
+    this.wake();
+  }
+
+  wake(): void {
+    if (this.stopped) return;
+    if (this.round) {
+      this.again = true;
+      return;
+    }
+    this.round = this.run().finally(() => {
+      this.round = null;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.poll) clearInterval(this.poll);
+    if (this.retryTimer) clearTimeout(this.retryTimer.timer);
+    await this.round;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async run(): Promise<void> {
+    try {
+      const claimed = await this.deps.stores.claimWritebacks(CLAIM_BATCH, this.leaseMs);
+      for (const writeback of claimed) {
+        const work = this.handle(writeback).catch((error: unknown) => {
+          this.warn({ err: error, writebackId: writeback.id }, "store write-back failed unexpectedly; its lease hands it back");
+        });
+        this.inFlight.add(work);
+        void work.finally(() => {
+          this.inFlight.delete(work);
+          this.wake();
+        });
+      }
+    } catch (error) {
+      this.warn({ err: error }, "store write-back claim failed");
+    }
+  }
+
+  private async handle(writeback: ClaimedWriteback): Promise<void> {
+    const { stores, service } = this.deps;
+    const connection = await service.connection(writeback.connectionId);
+    const connector = connection ? service.connector(connection.platform) : null;
+    if (!connection || connection.status === "disconnected" || !connector) {
+      await this.finish(writeback, "failed", "store disconnected");
+      return;
+    }
+    let credentials;
+    try {
+      credentials = await service.freshCredentials(writeback.connectionId);
+    } catch (error) {
+      const retriable = (error as { retriable?: boolean }).retriable !== false;
+      if (!retriable) {
+        await service.markUnauthorized(writeback.connectionId, "token refresh refused");
+        await this.finish(writeback, "failed", "token refresh refused");
+        return;
+      }
+      await this.retry(writeback, { kind: "retry", error: `token refresh: ${(error as Error).message}`, retryAfterMs: null, statusCode: null, throttled: false });
+      return;
+    }
+    if (!credentials) {
+      await this.finish(writeback, "failed", "store disconnected");
+      return;
+    }
+    const effects = effectsFor(writeback.outcome, connection.settings, writeback.held);
+    const applied: string[] = [];
+    for (const effect of effects) {
+      const key = effectKey(effect);
+      if (writeback.doneEffects.includes(key)) continue;
+      const result = await connector.writeBack(effect, { shop: connection.shop, storeOrderId: writeback.storeOrderId, credentials });
+      if (result.kind === "done") {
+        if (!(await stores.effectDone(writeback.id, key, writeback.leaseUntil))) return; // lease lost: another claim decides
+        applied.push(key);
+        if (result.pace) await stores.throttle(writeback.connectionId, new Date(Date.now() + result.pace.waitMs));
+        continue;
+      }
+      if (result.kind === "unauthorized") {
+        await service.markUnauthorized(writeback.connectionId, result.error);
+        await this.finish(writeback, "failed", result.error);
+        return;
+      }
+      if (result.kind === "failed") {
+        await this.finish(writeback, "failed", result.error);
+        return;
+      }
+      await this.retry(writeback, result);
+      return;
+    }
+    await this.finish(writeback, "succeeded", null, [...writeback.doneEffects, ...applied]);
+  }
+
+  private async retry(writeback: ClaimedWriteback, result: Extract<WritebackResult, { kind: "retry" | "not_ready" }>): Promise<void> {
+    const { stores, service } = this.deps;
+    const attempt = writeback.attemptCount + 1;
+    if (result.kind === "not_ready") {
+      if (attempt > this.notReadySchedule.length) {
+        await this.finish(writeback, "failed", result.error);
+        return;
+      }
+      const delay = this.notReadySchedule[attempt - 1];
+      await stores.writebackRetry(writeback.id, delay, result.error, true, writeback.leaseUntil);
+      this.wakeIn(delay);
+      return;
+    }
+    if (result.throttled) {
+      // The store's rate limit, not a failure: the connection pauses, the attempt is not counted.
+      const delay = result.retryAfterMs ?? 1_000;
+      await stores.throttle(writeback.connectionId, new Date(Date.now() + delay));
+      await stores.writebackRetry(writeback.id, delay, result.error, false, writeback.leaseUntil);
+      this.wakeIn(delay);
+      return;
+    }
+    if (attempt >= this.maxAttempts) {
+      await this.finish(writeback, "failed", result.error);
+      return;
+    }
+    const scheduled = withJitter(scheduledDelay(this.options.retryScheduleMs, attempt), Math.random);
+    const delay = Math.max(scheduled, result.retryAfterMs ?? 0);
+    await stores.writebackRetry(writeback.id, delay, result.error, true, writeback.leaseUntil);
+    await service.activity(writeback.connectionId, "writeback_retrying", writeback.storeOrderId, writeback.orderId, {
+      outcome: writeback.outcome,
+      error: result.error,
+      attempt,
+    });
+    this.wakeIn(delay);
+  }
+
+  private async finish(writeback: ClaimedWriteback, status: "succeeded" | "failed", error: string | null, effects: string[] = []): Promise<void> {
+    const kept = await this.deps.stores.writebackFinished(writeback.id, status, error, writeback.leaseUntil);
+    if (!kept) return;
+    if (status === "succeeded" && effects.length === 0) return; // nothing to do under these settings
+    await this.deps.service.activity(
+      writeback.connectionId,
+      status === "succeeded" ? "writeback_succeeded" : "writeback_failed",
+      writeback.storeOrderId,
+      writeback.orderId,
+      status === "succeeded" ? { outcome: writeback.outcome, effects } : { outcome: writeback.outcome, error },
+    );
+  }
+
+  private wakeIn(delayMs: number): void {
+    if (this.stopped) return;
+    const at = Date.now() + delayMs + 5;
+    if (this.retryTimer && this.retryTimer.at <= at) return;
+    if (this.retryTimer) clearTimeout(this.retryTimer.timer);
+    const timer = setTimeout(() => {
+      this.retryTimer = null;
+      this.wake();
+    }, at - Date.now());
+    timer.unref();
+    this.retryTimer = { at, timer };
+  }
+}

@@ -1,0 +1,325 @@
+import fc from "fast-check";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createApp, type RunningApp } from "../../src/app.ts";
+import { loadConfig } from "../../src/config.ts";
+import { RELATIVE_ERROR } from "../../src/domain/stats/answer-histogram.ts";
+import { readOrderStatsQuery, type OrderStats, type OrderStatsFigures } from "../../src/domain/stats/order-stats.ts";
+import { OrderStatsRepository } from "../../src/domain/stats/order-stats.repository.ts";
+import { OrderStatsService } from "../../src/domain/stats/order-stats.service.ts";
+import { OrderStatsVerifier } from "../../src/domain/stats/order-stats-verifier.ts";
+import { ApiClient } from "../support/api.ts";
+import { usingPostgres } from "../support/database.ts";
+import { orderInput } from "../support/fixtures.ts";
+import { seedOrders, type SeedOrder } from "../support/order-seed.ts";
+import { startTestServer, type TestMerchant, type TestServer } from "../support/server.ts";
+
+/**
+ * The pre-aggregated statistics (migration 20261125250000_order_stat_buckets, docs/statistics.md) against the exact
+ * computation from the orders (OrderStatsRepository, the statement orderStats ran before): random histories written
+ * through every kind of change (inserts, single and set-based updates, a cancel's step before or after its update,
+ * later steps, deliveries, deletions, the service's own create path and transitions), read back over REST for random
+ * ranges and zones around DST changes and in half-hour and 45-minute zones. Counts must be equal, percentiles within
+ * the histograms' error. `ocs stats verify`'s check must find nothing to repair.
+ */
+vi.setConfig({ testTimeout: 600_000 });
+
+let server: TestServer;
+let exact: OrderStatsService;
+let verifier: OrderStatsVerifier;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  exact = new OrderStatsService(new OrderStatsRepository(server.app.services.database.pool));
+  verifier = new OrderStatsVerifier(server.app.services.database.pool);
+});
+afterAll(() => server?.close());
+
+const DAY = 86_400_000;
+// DST changes: New York and St John's (UTC−3:30/−2:30) spring forward on 2026-03-08 and fall back on 2026-11-01;
+// Lord Howe (UTC+10:30/+11, a half-hour change) falls back on 2026-04-05.
+const WINDOWS = [Date.parse("2026-03-08T06:00:00Z"), Date.parse("2026-11-01T05:00:00Z"), Date.parse("2026-04-04T15:00:00Z")];
+const ZONES = ["UTC", "Asia/Kolkata", "Asia/Kathmandu", "America/St_Johns", "America/New_York", "Australia/Lord_Howe", "Asia/Riyadh"];
+const STATUSES = ["pending", "confirmed", "canceled", "failed", "expired"] as const;
+const CODES = [131026, 132015, null, 470] as const;
+
+const orderArb = fc.record({
+  window: fc.nat(WINDOWS.length - 1),
+  offset: fc.integer({ min: -3 * DAY, max: 3 * DAY }),
+  status: fc.constantFrom(...STATUSES),
+  by: fc.constantFrom("customer", "merchant", "legacy"),
+  after: fc.oneof(fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 0, max: 3 * DAY })),
+  errorCode: fc.constantFrom(...CODES),
+  sending: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+  live: fc.integer({ min: 0, max: 7 }).map((n) => n === 0),
+});
+const CHANGES = ["confirm", "cancelByCustomer", "cancelByMerchant", "stepFirst", "fail", "expire", "delivery", "delete", "bulkExpire", "laterStep", "accept"] as const;
+const changeArb = fc.record({ kind: fc.constantFrom(...CHANGES), target: fc.nat(), after: fc.integer({ min: 1, max: 2 * DAY }), code: fc.constantFrom(...CODES) });
+const queryArb = fc.record({
+  zone: fc.constantFrom(...ZONES),
+  interval: fc.constantFrom("day", "hour"),
+  window: fc.nat(WINDOWS.length - 1),
+  from: fc.integer({ min: -4 * DAY, max: 3 * DAY }),
+  length: fc.integer({ min: 1, max: 7 * DAY }),
+  aligned: fc.boolean(),
+});
+
+type OrderSpec = typeof orderArb extends fc.Arbitrary<infer T> ? T : never;
+type ChangeSpec = typeof changeArb extends fc.Arbitrary<infer T> ? T : never;
+
+function seedOf(order: OrderSpec): SeedOrder {
+  const createdAt = new Date(WINDOWS[order.window] + order.offset).toISOString();
+  const answeredAt = new Date(WINDOWS[order.window] + order.offset + order.after).toISOString();
+  const seed: SeedOrder = { createdAt, status: order.status, mode: order.live ? "live" : "test", errorCode: order.errorCode };
+  if (order.sending) return { ...seed, status: "pending", sendState: "sending" };
+  if (order.status === "confirmed" || order.status === "canceled") {
+    if (order.by === "legacy") return { ...seed, legacyAnsweredAt: answeredAt };
+    return { ...seed, answer: { by: order.status === "confirmed" ? "customer" : order.by, at: answeredAt } };
+  }
+  return seed;
+}
+
+/** One change, written the way some path of the service (or an operator) would write it. */
+async function applyChange(merchantId: string, ids: string[], change: ChangeSpec): Promise<void> {
+  const pool = server.app.services.database.pool;
+  const id = ids[change.target % ids.length];
+  const answeredAt = `(SELECT created_at + ${change.after} * interval '1 millisecond' FROM orders WHERE id = $1)`;
+  const step = (kind: string, source: string) =>
+    pool.query(`INSERT INTO order_timeline (order_id, at, kind, source) SELECT id, now(), $2, $3 FROM orders WHERE id = $1`, [id, kind, source]);
+  const end = (status: string, extra = "") =>
+    pool.query(`UPDATE orders SET status = '${status}', updated_at = ${answeredAt}${extra} WHERE id = $1 AND status = 'pending' AND send_state <> 'sending'`, [id]);
+  switch (change.kind) {
+    case "confirm":
+      if ((await end("confirmed", ", customer_action = 'approved'")).rowCount) await step("approved", "customer");
+      return;
+    case "cancelByCustomer":
+    case "cancelByMerchant":
+      if ((await end("canceled", ", customer_action = 'canceled'")).rowCount) await step("canceled", change.kind === "cancelByCustomer" ? "customer" : "merchant");
+      return;
+    case "stepFirst": {
+      // Another path could write the step before the update, in one transaction.
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const { rows } = await client.query("SELECT status FROM orders WHERE id = $1 AND send_state <> 'sending' FOR UPDATE", [id]);
+        if (rows[0]?.status === "pending") {
+          await client.query(`INSERT INTO order_timeline (order_id, at, kind, source) VALUES ($1, now(), 'canceled', 'merchant')`, [id]);
+          await client.query(`UPDATE orders SET status = 'canceled', customer_action = 'canceled', updated_at = ${answeredAt} WHERE id = $1`, [id]);
+        }
+        await client.query("COMMIT");
+      } finally {
+        client.release();
+      }
+      return;
+    }
+    case "fail":
+      await pool.query(
+        `UPDATE orders SET status = 'failed', error_code = $2, failure_reason = 'x', updated_at = ${answeredAt} WHERE id = $1 AND status = 'pending'`,
+        [id, change.code],
+      );
+      return;
+    case "expire":
+      await end("expired");
+      return;
+    case "delivery":
+      await pool.query(`UPDATE orders SET updated_at = updated_at + interval '1 second', delivery_status = 'delivered' WHERE id = $1`, [id]);
+      return;
+    case "delete":
+      await pool.query("DELETE FROM orders WHERE id = $1", [id]);
+      return;
+    case "bulkExpire":
+      await pool.query(
+        `UPDATE orders SET status = 'expired', updated_at = created_at + interval '1 day'
+         WHERE merchant_id = $1 AND status = 'pending' AND send_state <> 'sending' AND created_at < (SELECT created_at FROM orders WHERE id = $2)`,
+        [merchantId, id],
+      );
+      return;
+    case "laterStep":
+      await step("canceled", change.after % 2 ? "customer" : "merchant");
+      return;
+    case "accept":
+      await pool.query("UPDATE orders SET send_state = 'accepted' WHERE id = $1", [id]);
+      return;
+  }
+}
+
+const COUNTS = ["created", "confirmed", "canceled", "failed", "expired", "pending", "answered", "confirmationRate", "answerRate", "failuresByErrorCode"] as const;
+
+function sameFigures(actual: OrderStatsFigures, expected: OrderStatsFigures, where: string): void {
+  for (const field of COUNTS) expect(actual[field], `${where}: ${field}`).toEqual(expected[field]);
+  for (const field of ["timeToAnswerP50Seconds", "timeToAnswerP90Seconds"] as const) {
+    const [got, want] = [actual[field], expected[field]];
+    if (want === null) expect(got, `${where}: ${field}`).toBeNull();
+    else expect(Math.abs((got as number) - want), `${where}: ${field} ${got} vs exact ${want}`).toBeLessThanOrEqual(want * RELATIVE_ERROR + 0.0005 + 1e-9);
+  }
+}
+
+/** The service's answer over REST against the exact computation, every figure of the totals and of every bucket. */
+async function expectExact(shop: TestMerchant, mode: "test" | "live", params: { from: string; to: string; timeZone: string; interval: string }) {
+  const response = await (mode === "test" ? shop.test : shop.live).get(`/api/v1/stats/orders?${new URLSearchParams(params)}`);
+  expect(response.status, response.text).toBe(200);
+  const actual = response.body as OrderStats;
+  const expected = await exact.stats({ merchantId: shop.id, mode }, readOrderStatsQuery(params), "en");
+  const where = JSON.stringify(params);
+  expect(actual.buckets.map((bucket) => bucket.start), where).toEqual(expected.buckets.map((bucket) => bucket.start));
+  sameFigures(actual.totals, expected.totals, `${where} totals`);
+  actual.buckets.forEach((bucket, index) => sameFigures(bucket, expected.buckets[index], `${where} ${bucket.start}`));
+}
+
+describe("orderStats from the pre-aggregated buckets", () => {
+  it("equals the exact computation for random histories, ranges and zones (DST changes, +5:30, +5:45, −3:30)", async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(orderArb, { minLength: 1, maxLength: 30 }),
+        fc.array(changeArb, { maxLength: 25 }),
+        fc.array(queryArb, { minLength: 3, maxLength: 5 }),
+        async (orders, changes, queries) => {
+          const shop = await server.merchant(`Random ${run++}`);
+          const ids = await seedOrders(server, shop.id, orders.map(seedOf));
+          // The service's own paths too: its create path (the acceptance keeps its figures itself), a tap, a cancel.
+          const created = [];
+          for (let i = 0; i < 2; i++) {
+            const response = await shop.test.post("/api/v1/orders", orderInput());
+            expect(response.status, response.text).toBe(201);
+            created.push(response.body.id as string);
+          }
+          expect((await shop.test.post(`/api/v1/test/orders/${created[0]}/customer-action`, { action: "approve" })).status).toBe(200);
+          expect((await shop.test.delete(`/api/v1/orders/${created[1]}`)).status).toBe(200);
+          for (const change of changes) await applyChange(shop.id, ids, change);
+          // An order and its merchant's cancel written by one statement (as an import or bench/stats-seed.ts would).
+          await server.app.services.database.pool.query(
+            `WITH o AS (
+               INSERT INTO orders (id, merchant_id, mode, external_order_id, customer_name, customer_phone, subtotal, shipping_cost,
+                 total_cost, currency, language, status, customer_action, send_state, created_at, updated_at)
+               VALUES (gen_random_uuid(), $1, 'test', 'ONE-STATEMENT', 'Layla', '966500000000', 10, 0, 10, 'SAR', 'en',
+                 'canceled', 'canceled', 'accepted', $2, $2::timestamptz + interval '1 minute')
+               RETURNING id, created_at
+             )
+             INSERT INTO order_timeline (order_id, at, kind, source) SELECT id, created_at, 'canceled', 'merchant' FROM o`,
+            [shop.id, new Date(WINDOWS[0] + 3_600_000).toISOString()],
+          );
+
+          for (const query of queries) {
+            let from = WINDOWS[query.window] + query.from;
+            if (query.aligned) from = Math.floor(from / 900_000) * 900_000;
+            const length = query.interval === "hour" ? Math.min(query.length, 3 * DAY) : query.length;
+            const params = { from: new Date(from).toISOString(), to: new Date(from + length).toISOString(), timeZone: query.zone, interval: query.interval };
+            await expectExact(shop, "test", params);
+            if (orders.some((order) => order.live)) await expectExact(shop, "live", params);
+          }
+          // The service's own orders are now: today, in any zone.
+          const today = { from: new Date(Date.now() - DAY).toISOString(), to: new Date(Date.now() + DAY).toISOString(), timeZone: "Asia/Kathmandu", interval: "hour" };
+          await expectExact(shop, "test", today);
+          const check = await verifier.verify(shop.id, { repair: false });
+          expect(check.mismatches).toEqual([]);
+          expect(check.checkedBuckets).toBeGreaterThan(0);
+        },
+      ),
+      { numRuns: Number(process.env.STATS_PROPERTY_RUNS ?? 12), endOnFailure: true },
+    );
+  });
+
+  it("repairs stored figures that drifted, and only those", async () => {
+    const shop = await server.merchant("Drifted");
+    await seedOrders(server, shop.id, [
+      { createdAt: "2026-03-08T06:10:00.000Z", status: "confirmed", answer: { by: "customer", at: "2026-03-08T06:11:00.000Z" } },
+      { createdAt: "2026-03-08T06:20:00.000Z", status: "failed", errorCode: 131026 },
+      { createdAt: "2026-03-09T10:00:00.000Z", status: "canceled", answer: { by: "merchant", at: "2026-03-09T10:01:00.000Z" } },
+    ]);
+    expect((await verifier.verify(shop.id, { repair: false })).mismatches).toEqual([]);
+    const pool = server.app.services.database.pool;
+    // Drift: a day row counts one confirmation too many, an hour row lost its failure, a stray row for no order.
+    await pool.query(`UPDATE order_stat_buckets SET confirmed = confirmed + 1 WHERE merchant_id = $1 AND span = 1440 AND start = '2026-03-08T00:00:00Z'`, [shop.id]);
+    await pool.query(`UPDATE order_stat_failures SET count = count - 1 WHERE merchant_id = $1 AND span = 60`, [shop.id]);
+    await pool.query(
+      `INSERT INTO order_stat_buckets (merchant_id, mode, span, start, slot, created) VALUES ($1, 'test', 15, '2026-01-01T00:00:00Z', 7, 3)`,
+      [shop.id],
+    );
+    const params = { from: "2026-03-08T00:00:00Z", to: "2026-03-10T00:00:00Z", timeZone: "UTC", interval: "day" };
+    expect((await shop.test.get(`/api/v1/stats/orders?${new URLSearchParams(params)}`)).body.totals.confirmed).toBe(2);
+
+    const found = await verifier.verify(shop.id, { repair: false });
+    expect(found.mismatches).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: "bucket", mode: "test", span: 1440, start: "2026-03-08T00:00:00.000Z", difference: expect.objectContaining({ confirmed: -1, created: 0 }) }),
+        expect.objectContaining({ kind: "failures", span: 60, start: "2026-03-08T06:00:00.000Z", difference: { errorCode: 131026, count: 1 } }),
+        expect.objectContaining({ kind: "bucket", span: 15, start: "2026-01-01T00:00:00.000Z", difference: expect.objectContaining({ created: -3 }) }),
+      ]),
+    );
+    expect(found.mismatches).toHaveLength(3);
+    const repaired = await verifier.verify(shop.id, { repair: true });
+    expect(repaired.repaired).toBe(true);
+    expect(repaired.mismatches).toHaveLength(3);
+    expect((await verifier.verify(shop.id, { repair: false })).mismatches).toEqual([]);
+    await expectExact(shop, "test", params);
+  });
+
+  it("keeps other merchants exact when a merchant is deleted", async () => {
+    const gone = await server.merchant("Gone");
+    const stays = await server.merchant("Stays");
+    const history: SeedOrder[] = [
+      { createdAt: "2026-03-08T06:10:00.000Z", status: "canceled", answer: { by: "merchant", at: "2026-03-08T06:11:00.000Z" } },
+      { createdAt: "2026-03-08T07:10:00.000Z", status: "failed", errorCode: null },
+    ];
+    await seedOrders(server, gone.id, history);
+    await seedOrders(server, stays.id, history);
+    await server.app.services.database.prisma.merchant.delete({ where: { id: gone.id } });
+    const pool = server.app.services.database.pool;
+    expect((await pool.query("SELECT count(*)::int AS n FROM order_stat_buckets WHERE merchant_id = $1", [gone.id])).rows[0].n).toBe(0);
+    expect((await verifier.verify(stays.id, { repair: false })).mismatches).toEqual([]);
+  });
+});
+
+describe("concurrent changes", () => {
+  let second: RunningApp | null = null;
+  let secondApi: ApiClient | null = null;
+
+  beforeAll(async () => {
+    // Two instances on one PostgreSQL; PGlite is one process's database, so there the one instance's pool races itself.
+    if (!usingPostgres) return;
+    const config = loadConfig({ HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "silent" });
+    config.database = { kind: "postgres", url: server.app.services.database.url };
+    second = await createApp(config, { logger: pino({ level: "silent" }) });
+    secondApi = new ApiClient(await second.http.listen({ port: 0, host: "127.0.0.1" }));
+  });
+  afterAll(async () => {
+    await second?.close();
+  });
+
+  it("stay exact when creates, taps, cancels and failures race on two instances", async () => {
+    const shop = await server.merchant("Busy");
+    const clients = [shop.test, (secondApi ?? server.api).withKey(shop.keys.test)];
+    const ORDERS = 48;
+    const ids = await Promise.all(
+      Array.from({ length: ORDERS }, async (_, i) => {
+        const response = await clients[i % 2].post("/api/v1/orders", orderInput());
+        expect(response.status, response.text).toBe(201);
+        return response.body.id as string;
+      }),
+    );
+    // Every order gets two competing changes from the two instances at once; exactly one wins each time.
+    await Promise.all(
+      ids.flatMap((id, i) => [
+        clients[i % 2].post(`/api/v1/test/orders/${id}/customer-action`, { action: i % 3 ? "approve" : "cancel" }),
+        i % 4 === 0
+          ? clients[(i + 1) % 2].delete(`/api/v1/orders/${id}`)
+          : clients[(i + 1) % 2].post(`/api/v1/test/orders/${id}/delivery`, { status: i % 5 === 0 ? "failed" : "delivered" }),
+      ]),
+    );
+    const now = Date.now();
+    for (const timeZone of ["UTC", "Asia/Kolkata", "Asia/Kathmandu", "America/St_Johns"]) {
+      await expectExact(shop, "test", { from: new Date(now - DAY).toISOString(), to: new Date(now + DAY).toISOString(), timeZone, interval: "hour" });
+      await expectExact(shop, "test", { from: new Date(now - 3 * DAY).toISOString(), to: new Date(now + 3 * DAY).toISOString(), timeZone, interval: "day" });
+    }
+    const check = await verifier.verify(shop.id, { repair: false });
+    expect(check.mismatches).toEqual([]);
+    const stats = (await shop.test.get(`/api/v1/stats/orders?${new URLSearchParams({ from: new Date(now - DAY).toISOString(), to: new Date(now + DAY).toISOString() })}`)).body;
+    expect(stats.totals.created).toBe(ORDERS);
+    // Each figure as the orders say (a change refused under load, e.g. 429, leaves its order pending: still counted right).
+    const orders = (await shop.test.get("/api/v1/orders?limit=100")).body.data as { status: string }[];
+    for (const status of ["pending", "confirmed", "canceled", "failed"]) {
+      expect(stats.totals[status], status).toBe(orders.filter((order) => order.status === status).length);
+    }
+  });
+});

@@ -1,0 +1,312 @@
+import { randomBytes } from "node:crypto";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp, type RunningApp } from "../../src/app.ts";
+import { loadConfig } from "../../src/config.ts";
+import { StoreRepository } from "../../src/domain/stores/store.repository.ts";
+import { StoreService } from "../../src/domain/stores/store.service.ts";
+import { consoleSession, type ConsoleSession } from "../support/console.ts";
+import { usingPostgres } from "../support/database.ts";
+import { FakeSalla, storeReply } from "../support/fake-salla.ts";
+import { startTestServer, type TestMerchant, type TestServer } from "../support/server.ts";
+import { postDelivery } from "../support/store-fake-http.ts";
+import { activityOf, connections, CREATE_SALLA_LINK_CODE, DISCONNECT_STORE, ordersByExternalId, UPDATE_STORE } from "../support/stores.ts";
+
+/**
+ * Salla end to end (SPEC §13): the app's signed webhooks, stores linked by one-time codes from the console,
+ * `order.created` with cash on delivery creating orders, results written back within Salla's rate limits, and
+ * single-use refresh tokens refreshed once per store even when instances race.
+ */
+let server: TestServer;
+let salla: FakeSalla;
+let shop: TestMerchant;
+let admin: ConsoleSession;
+let webhookUrl: string;
+let env: Record<string, string>;
+let connectionId: string;
+const STORE = 1305146709;
+
+async function linkCode(session: ConsoleSession = admin, mode = "TEST"): Promise<string> {
+  const response = await session.graphql.query(CREATE_SALLA_LINK_CODE, { mode });
+  expect(response.body.data.createSallaLinkCode.userErrors).toEqual([]);
+  return response.body.data.createSallaLinkCode.code;
+}
+
+/** Installs the app on a Salla store and links it with `code`: returns the connection id. */
+async function installAndLink(merchant: number, code: string, options: { expiresInSeconds?: number } = {}) {
+  expect((await salla.deliver(webhookUrl, salla.event("app.store.authorize", merchant, salla.install(merchant, options)))).status).toBe(200);
+  expect((await salla.deliver(webhookUrl, salla.event("app.settings.updated", merchant, { settings: { link_code: code } }))).status).toBe(200);
+}
+
+beforeAll(async () => {
+  salla = await FakeSalla.start();
+  env = {
+    WEBHOOK_RETRY_SCHEDULE: "200ms,200ms,200ms",
+    SALLA_CLIENT_ID: salla.clientId,
+    SALLA_CLIENT_SECRET: salla.clientSecret,
+    SALLA_WEBHOOK_SECRET: salla.webhookSecret,
+    SALLA_API_URL: salla.apiUrl,
+    SALLA_AUTH_URL: salla.authUrl,
+    SECRETS_KEY: randomBytes(32).toString("base64"),
+  };
+  server = await startTestServer(env);
+  webhookUrl = `${server.baseUrl}/webhooks/salla`;
+  shop = await server.merchant("Salla Shop");
+  admin = await consoleSession(server, shop.id);
+});
+
+afterAll(async () => {
+  await server?.close();
+  await salla?.close();
+});
+
+describe("Salla webhooks and linking", () => {
+  it("refuses unsigned, forged and malformed signatures before anything", async () => {
+    const body = salla.event("app.store.authorize", 999, salla.install(999));
+    const signed = salla.signed(body);
+    expect((await postDelivery(webhookUrl, signed.body, { "content-type": "application/json" })).status).toBe(401);
+    const forged = salla.signed(body, "another-secret");
+    expect((await postDelivery(webhookUrl, forged.body, forged.headers)).status).toBe(401);
+    expect((await postDelivery(webhookUrl, signed.body, { ...signed.headers, "x-salla-signature": "xyz" })).status).toBe(401);
+    expect((await postDelivery(webhookUrl, signed.body.replace("999", "998"), signed.headers)).status).toBe(401);
+    expect(await server.app.services.database.prisma.sallaPendingInstall.count()).toBe(0);
+  });
+
+  it("makes link codes for admins in their own mode only", async () => {
+    const code = await linkCode();
+    expect(code).toMatch(/^[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}$/);
+    const live = await admin.graphql.query(CREATE_SALLA_LINK_CODE, { mode: "LIVE" });
+    expect(live.body.data.createSallaLinkCode).toMatchObject({ code: null, userErrors: [expect.objectContaining({ code: "FORBIDDEN" })] });
+    const viewer = await consoleSession(server, shop.id, "viewer");
+    expect((await viewer.graphql.query(CREATE_SALLA_LINK_CODE, { mode: "TEST" })).body.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
+    // Only the code's hash is stored.
+    const rows = await server.app.services.database.prisma.sallaLinkCode.findMany();
+    expect(JSON.stringify(rows)).not.toContain(code.replace(/-/g, ""));
+  });
+
+  it("links a store by its code after app.store.authorize; orders of unlinked stores create nothing", async () => {
+    const unlinked = salla.orderData();
+    expect((await salla.deliver(webhookUrl, salla.event("order.created", STORE, unlinked))).status).toBe(200);
+    const code = await linkCode();
+    await installAndLink(STORE, code.toLowerCase());
+    const [connection] = await connections(admin.graphql);
+    expect(connection).toMatchObject({ platform: "SALLA", shop: String(STORE), mode: "TEST", status: "ACTIVE", settings: { codPaymentNames: ["cod"] } });
+    connectionId = connection.id;
+    const row = await server.app.services.database.prisma.storeConnection.findUniqueOrThrow({ where: { id: connectionId } });
+    expect(row.credentials).toMatch(/^ocs1\./);
+    expect(row.tokenExpiresAt).not.toBeNull();
+    expect(await server.app.services.database.prisma.sallaPendingInstall.count({ where: { sallaMerchantId: String(STORE) } })).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await ordersByExternalId(server, shop.keys.test, `salla:${unlinked.id}`)).toEqual([]);
+  });
+
+  it("a reused, unknown or missing code links nothing; a code may arrive before the tokens", async () => {
+    const other = await server.merchant("Other Salla Shop");
+    const otherAdmin = await consoleSession(server, other.id);
+    const code = await linkCode(otherAdmin);
+    // Settings first, tokens second: linked when both are there.
+    expect((await salla.deliver(webhookUrl, salla.event("app.settings.updated", 4242, { settings: { link_code: code } }))).status).toBe(200);
+    expect(await connections(otherAdmin.graphql)).toEqual([]);
+    expect((await salla.deliver(webhookUrl, salla.event("app.store.authorize", 4242, salla.install(4242)))).status).toBe(200);
+    expect((await connections(otherAdmin.graphql)).map((connection: any) => connection.shop)).toEqual(["4242"]);
+    // The same code again, from another store: nothing.
+    await installAndLink(5353, code);
+    await installAndLink(6464, "ZZZZ-ZZZZ-ZZZZ");
+    expect((await salla.deliver(webhookUrl, salla.event("app.settings.updated", 7575, { settings: {} }))).status).toBe(200);
+    expect((await connections(otherAdmin.graphql)).map((connection: any) => connection.shop)).toEqual(["4242"]);
+    expect((await connections(admin.graphql)).map((connection: any) => connection.shop)).toEqual([String(STORE)]);
+    // Isolation: neither merchant sees or changes the other's store.
+    const foreign = await otherAdmin.graphql.query(DISCONNECT_STORE, { id: connectionId });
+    expect(foreign.body.data.disconnectStore.connection).toBeNull();
+  });
+});
+
+describe("Salla orders", () => {
+  it("creates a COD order (store order id = data.id), and not a second one for a redelivery", async () => {
+    const data = salla.orderData();
+    const event = salla.event("order.created", STORE, data);
+    expect((await salla.deliver(webhookUrl, event)).status).toBe(200);
+    const externalOrderId = `salla:${data.id}`;
+    await expect.poll(() => ordersByExternalId(server, shop.keys.test, externalOrderId)).toHaveLength(1);
+    const [order] = await ordersByExternalId(server, shop.keys.test, externalOrderId);
+    expect(order).toMatchObject({ customerName: "Mohammed Ali", customerPhone: "966501234567", subtotal: 186, shippingCost: 15, totalCost: 196, currency: "SAR" });
+    // The same bytes again (Salla's retry), and the same order in a new envelope: one order.
+    expect((await salla.deliver(webhookUrl, event)).status).toBe(200);
+    expect((await salla.deliver(webhookUrl, { ...event, created_at: "later" })).status).toBe(200);
+    await expect
+      .poll(async () => (await activityOf(admin.graphql, connectionId)).filter((entry) => entry.storeOrderId === String(data.id)).map((entry) => entry.kind))
+      .toEqual(["order_skipped", "order_created"]);
+    expect(await ordersByExternalId(server, shop.keys.test, externalOrderId)).toHaveLength(1);
+  });
+
+  it("skips other payment methods and drafts", async () => {
+    const bank = salla.orderData({ payment_method: "bank" });
+    const draft = salla.orderData({ draft: true });
+    await salla.deliver(webhookUrl, salla.event("order.created", STORE, bank));
+    await salla.deliver(webhookUrl, salla.event("order.created", STORE, draft));
+    await expect
+      .poll(async () => (await activityOf(admin.graphql, connectionId)).find((entry) => entry.storeOrderId === String(bank.id))?.detail)
+      .toEqual({ reason: "not_cod", detail: "bank" });
+    expect(await ordersByExternalId(server, shop.keys.test, `salla:${bank.id}`)).toEqual([]);
+    expect(await ordersByExternalId(server, shop.keys.test, `salla:${draft.id}`)).toEqual([]);
+    expect((await activityOf(admin.graphql, connectionId)).filter((entry) => entry.storeOrderId === String(draft.id))).toEqual([]);
+  });
+});
+
+describe("Salla write-back", () => {
+  async function newOrder() {
+    const data = salla.orderData();
+    await salla.deliver(webhookUrl, salla.event("order.created", STORE, data));
+    await expect.poll(() => ordersByExternalId(server, shop.keys.test, `salla:${data.id}`)).toHaveLength(1);
+    const [order] = await ordersByExternalId(server, shop.keys.test, `salla:${data.id}`);
+    return { storeOrderId: String(data.id), orderId: order.id as string };
+  }
+
+  it("confirmed → a history note; canceled → a note and the status slug canceled", async () => {
+    const confirmed = await newOrder();
+    await shop.test.post(`/api/v1/test/orders/${confirmed.orderId}/customer-action`, { action: "approve" });
+    await expect.poll(() => salla.notes.filter((note) => note.orderId === confirmed.storeOrderId).map((note) => note.note)).toEqual([
+      "cod-confirmed (order confirmation over WhatsApp)",
+    ]);
+    expect(salla.statusUpdates.filter((update) => update.orderId === confirmed.storeOrderId)).toEqual([]);
+
+    await admin.graphql.query(UPDATE_STORE, { id: connectionId, input: { cancelOnCustomerCancel: true } });
+    const canceled = await newOrder();
+    await shop.test.post(`/api/v1/test/orders/${canceled.orderId}/customer-action`, { action: "cancel" });
+    await expect.poll(() => salla.statusUpdates.filter((update) => update.orderId === canceled.storeOrderId)).toEqual([
+      { merchantId: String(STORE), orderId: canceled.storeOrderId, slug: "canceled", note: "Canceled by the customer over WhatsApp" },
+    ]);
+    expect(salla.notes.filter((note) => note.orderId === canceled.storeOrderId).map((note) => note.note)).toEqual(["cod-canceled (order confirmation over WhatsApp)"]);
+  });
+
+  it("waits out Salla's rate limit (429 with Retry-After) without losing or repeating the write-back", async () => {
+    const { storeOrderId, orderId } = await newOrder();
+    salla.next(storeReply.rateLimited(1));
+    await shop.test.post(`/api/v1/test/orders/${orderId}/customer-action`, { action: "approve" });
+    await expect.poll(() => salla.notes.filter((note) => note.orderId === storeOrderId), { timeout: 15_000 }).toHaveLength(1);
+    const attempts = salla.requests.filter((request) => request.path === `/admin/v2/orders/${storeOrderId}/histories`);
+    expect(attempts.map((request) => request.status)).toEqual([429, 200]);
+    expect(attempts[1].at - attempts[0].at).toBeGreaterThanOrEqual(1000);
+  });
+
+  it("refreshes an expiring token once, with the single-use refresh token, before writing", async () => {
+    const code = await linkCode();
+    await installAndLink(8080, code, { expiresInSeconds: 60 });
+    const connection = (await connections(admin.graphql)).find((entry: any) => entry.shop === "8080");
+    const data = salla.orderData();
+    await salla.deliver(webhookUrl, salla.event("order.created", 8080, data));
+    await expect.poll(() => ordersByExternalId(server, shop.keys.test, `salla:${data.id}`)).toHaveLength(1);
+    const [order] = await ordersByExternalId(server, shop.keys.test, `salla:${data.id}`);
+    const before = salla.refreshRequests.length;
+    await shop.test.post(`/api/v1/test/orders/${order.id}/customer-action`, { action: "approve" });
+    await expect.poll(() => salla.notes.filter((note) => note.orderId === String(data.id))).toHaveLength(1);
+    expect(salla.refreshRequests.length - before).toBe(1);
+    expect(salla.isRevoked(8080)).toBe(false);
+    const activity = await activityOf(admin.graphql, connection.id);
+    expect(activity.map((entry) => entry.kind)).toContain("token_refreshed");
+    const row = await server.app.services.database.prisma.storeConnection.findUniqueOrThrow({ where: { id: connection.id } });
+    expect(row.tokenExpiresAt!.getTime()).toBeGreaterThan(Date.now() + 24 * 3600 * 1000);
+  });
+
+  it("refreshes once when two instances race for the same store (a reused refresh token would revoke the chain)", async () => {
+    const code = await linkCode();
+    await installAndLink(9090, code, { expiresInSeconds: 60 });
+    const connection = (await connections(admin.graphql)).find((entry: any) => entry.shop === "9090");
+    const services = server.app.services;
+    // A second StoreService over the same database shares nothing in memory with the first: only the
+    // database's refresh lease stands between them (as between two processes).
+    const other = new StoreService(
+      new StoreRepository(services.database.prisma, services.database.pool),
+      services.orderService,
+      services.secrets,
+      { salla: services.stores.connector("salla")! },
+      pino({ level: "silent" }),
+    );
+    salla.tokenDelayMs = 300;
+    const before = salla.refreshRequests.length;
+    try {
+      const [a, b] = await Promise.all([services.stores.freshCredentials(connection.id), other.freshCredentials(connection.id)]);
+      expect(a?.accessToken).toBeTruthy();
+      expect(b?.accessToken).toBe(a?.accessToken);
+    } finally {
+      salla.tokenDelayMs = 0;
+    }
+    expect(salla.refreshRequests.length - before).toBe(1);
+    expect(salla.isRevoked(9090)).toBe(false);
+  });
+
+  it("marks the connection ERROR when Salla refuses the refresh (the chain was revoked)", async () => {
+    const code = await linkCode();
+    const tokens = salla.install(7070, { expiresInSeconds: 60 });
+    await salla.deliver(webhookUrl, salla.event("app.store.authorize", 7070, tokens));
+    await salla.deliver(webhookUrl, salla.event("app.settings.updated", 7070, { settings: { link_code: code } }));
+    const data = salla.orderData();
+    await salla.deliver(webhookUrl, salla.event("order.created", 7070, data));
+    await expect.poll(() => ordersByExternalId(server, shop.keys.test, `salla:${data.id}`)).toHaveLength(1);
+    // Someone used the refresh token twice: Salla revoked the chain.
+    await fetch(`${salla.authUrl}/oauth2/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: salla.clientId, client_secret: salla.clientSecret }),
+    });
+    await fetch(`${salla.authUrl}/oauth2/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: salla.clientId, client_secret: salla.clientSecret }),
+    });
+    expect(salla.isRevoked(7070)).toBe(true);
+    const [order] = await ordersByExternalId(server, shop.keys.test, `salla:${data.id}`);
+    await shop.test.post(`/api/v1/test/orders/${order.id}/customer-action`, { action: "approve" });
+    await expect.poll(async () => (await connections(admin.graphql)).find((entry: any) => entry.shop === "7070")?.status).toBe("ERROR");
+  });
+});
+
+describe("Salla uninstall and disconnect", () => {
+  it("app.uninstalled disconnects; later orders are answered 200 and ignored", async () => {
+    expect((await salla.deliver(webhookUrl, salla.event("app.uninstalled", STORE, {}))).status).toBe(200);
+    await expect.poll(async () => (await connections(admin.graphql)).find((entry: any) => entry.id === connectionId)?.status).toBe("DISCONNECTED");
+    const data = salla.orderData();
+    expect((await salla.deliver(webhookUrl, salla.event("order.created", STORE, data))).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await ordersByExternalId(server, shop.keys.test, `salla:${data.id}`)).toEqual([]);
+  });
+
+  it("disconnectStore from the console stops a store the same way", async () => {
+    const connection = (await connections(admin.graphql)).find((entry: any) => entry.shop === "8080");
+    const response = await admin.graphql.query(DISCONNECT_STORE, { id: connection.id });
+    expect(response.body.data.disconnectStore.connection).toEqual({ id: connection.id, status: "DISCONNECTED" });
+    const data = salla.orderData();
+    expect((await salla.deliver(webhookUrl, salla.event("order.created", 8080, data))).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await ordersByExternalId(server, shop.keys.test, `salla:${data.id}`)).toEqual([]);
+  });
+});
+
+describe.skipIf(!usingPostgres)("two service instances on one PostgreSQL", () => {
+  let second: RunningApp | null = null;
+  afterAll(async () => {
+    await second?.close();
+  });
+
+  it("refresh a store's token once between them", async () => {
+    const config = loadConfig({ HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "silent", ...env });
+    config.database = { kind: "postgres", url: server.app.services.database.url! };
+    second = await createApp(config, { logger: pino({ level: "silent" }) });
+    const code = await linkCode();
+    await installAndLink(1111, code, { expiresInSeconds: 60 });
+    const connection = (await connections(admin.graphql)).find((entry: any) => entry.shop === "1111");
+    salla.tokenDelayMs = 300;
+    const before = salla.refreshRequests.length;
+    try {
+      const [a, b] = await Promise.all([
+        server.app.services.stores.freshCredentials(connection.id),
+        second.services.stores.freshCredentials(connection.id),
+      ]);
+      expect(b?.accessToken).toBe(a?.accessToken);
+    } finally {
+      salla.tokenDelayMs = 0;
+    }
+    expect(salla.refreshRequests.length - before).toBe(1);
+    expect(salla.isRevoked(1111)).toBe(false);
+  });
+});
