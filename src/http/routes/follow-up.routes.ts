@@ -8,7 +8,7 @@ import type { MerchantScope } from "../../domain/orders/order.repository.ts";
 import { customerAnswerInput } from "../../domain/orders/customer-answer.ts";
 import { roleMay } from "../../domain/users/permissions.ts";
 import { callerOf, headerValue } from "../auth.ts";
-import { isAllowedOrigin, sessionCookieOf } from "../console-session.ts";
+import { isAllowedOrigin, sessionCookieName, sessionCookieOf } from "../console-session.ts";
 import { errorSchema, orderFilterQuery, orderIdParams, orderSchema, validationErrorSchema } from "../schemas.ts";
 
 const commonErrors = { 401: errorSchema, 429: errorSchema, 500: errorSchema };
@@ -59,7 +59,7 @@ export function followUpRoutes(services: AppServices): FastifyPluginAsync {
     // /graphql's), so the download counts against the user, not the address.
     app.addHook("onRequest", async (request) => {
       if (request.routeOptions.url !== "/api/v1/orders/export" || headerValue(request, "x-api-key") !== undefined) return;
-      const cookie = sessionCookieOf(request.headers);
+      const cookie = sessionCookieOf(request.headers, sessionCookieName(config));
       if (cookie === undefined) return;
       if (!isAllowedOrigin(request.headers, config.console.allowedOrigins)) throw new ForbiddenError("origin");
       const principal = await sessions.authenticate(cookie);
