@@ -1,3 +1,4 @@
+import type { GettingStartedService } from "./domain/onboarding/getting-started.service.ts";
 import type { Redis } from "ioredis";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
@@ -75,6 +76,8 @@ export interface AppServices {
   users: UserService;
   /** Console sign-in and the sessions behind the `ocs_session` cookie. */
   sessions: SessionService;
+  /** The getting-started checklist, ticked from the merchant's data (SPEC §15). */
+  gettingStarted: GettingStartedService;
   /** Sessions that ended (sign-out, removal, new password), on every instance: their websockets close at once. */
   sessionEnds: SessionEnds;
   /** The merchants' security history (SPEC §14); entries are written by the changes' own transactions. */

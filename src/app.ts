@@ -1,3 +1,4 @@
+import { GettingStartedService } from "./domain/onboarding/getting-started.service.ts";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config } from "./config.ts";
@@ -216,6 +217,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
       undefined,
       sessionEnds,
     ),
+    gettingStarted: new GettingStartedService(database.pool),
     conversations,
     stores: stores.service,
     storeIntake: stores.intake,

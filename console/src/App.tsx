@@ -12,6 +12,14 @@ import { SettingsPage } from "./features/settings/SettingsPage.tsx";
 import { SecurityPage } from "./features/security/SecurityPage.tsx";
 import { StoresPage } from "./features/stores/StoresPage.tsx";
 import { PageLoading } from "./shared/ui/PageLoading.tsx";
+import { FollowUpsPage } from "./features/follow-ups/FollowUpsPage.tsx";
+import { useViewer } from "./shared/session/viewer.tsx";
+
+/** Agents start at their desk, everyone else at the orders. */
+function Home() {
+  const viewer = useViewer();
+  return <Navigate to={viewer.user?.role === "AGENT" ? "/follow-ups" : "/orders"} replace />;
+}
 
 // The analytics page and its chart library are a separate chunk, fetched only when the page is opened.
 const AnalyticsPage = lazy(() => import("./features/analytics/AnalyticsPage.tsx"));
@@ -26,7 +34,9 @@ export function App() {
           <Routes>
             <Route path="/sign-in" element={<SignInPage />} />
             <Route element={<Layout />}>
-              <Route index element={<Navigate to="/orders" replace />} />
+              <Route index element={<Home />} />
+              <Route path="/follow-ups" element={<FollowUpsPage />} />
+              <Route path="/follow-ups/:orderId" element={<FollowUpsPage />} />
               <Route path="/orders" element={<OrdersPage />} />
               <Route path="/orders/:id" element={<OrderDetailPage />} />
               <Route

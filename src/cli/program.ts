@@ -165,7 +165,7 @@ export function buildProgram(context: CliContext): Command {
     .description("create a console user; the password is read from stdin (one line) unless stdin is a terminal or empty, then generated and shown once")
     .requiredOption("--merchant <id>", "the merchant's id")
     .requiredOption("--email <email>", "the e-mail the user signs in with (unique, any case)")
-    .addOption(new Option("--role <role>", "admin may do everything; viewer may only read").choices([...USER_ROLES]).default("admin"))
+    .addOption(new Option("--role <role>", "admin may do everything; viewer may only read; agent works the follow-up desk (orders, answers, replies, export)").choices([...USER_ROLES]).default("admin"))
     .option("--json", "print the result as one JSON object")
     .action(async (options: { merchant: string; email: string; role: UserRole; json?: boolean }) => {
       const out = createOutput(Boolean(options.json));

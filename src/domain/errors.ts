@@ -36,7 +36,8 @@ export class UnauthorizedError extends DomainError {
 }
 
 /**
- * `test_mode_only`: a simulator route with a live key; `viewer`: a console viewer attempted a change;
+ * `test_mode_only`: a simulator route with a live key; `viewer`: a console viewer attempted a change; `agent`: a
+ * console agent reached past the follow-up desk (keys, webhooks, settings, …; see users/permissions.ts);
  * `origin`: a browser request from an origin that may not use console sessions; `mode`: an API key of one mode
  * managing keys of the other; `api_key`: an API key managing keys or users (only admin console sessions and the CLI
  * may); `admin_only`: a non-admin reading what only admins may (the audit log).
@@ -44,13 +45,14 @@ export class UnauthorizedError extends DomainError {
 export class ForbiddenError extends DomainError {
   readonly code = "FORBIDDEN";
   constructor(
-    readonly reason: "test_mode_only" | "viewer" | "origin" | "mode" | "api_key" | "admin_only",
+    readonly reason: "test_mode_only" | "viewer" | "agent" | "origin" | "mode" | "api_key" | "admin_only",
     readonly params: Record<string, string> = {},
   ) {
     super(
       {
         test_mode_only: "This operation needs a test-mode API key",
         viewer: "Viewers may only read",
+        agent: "Agents work on orders only",
         origin: "Requests from this origin may not use console sessions",
         mode: "This caller may only manage keys of its own mode",
         api_key: "API keys cannot manage API keys or console users",

@@ -19,6 +19,15 @@ export type Scalars = {
   JSON: { input: Record<string, unknown>; output: Record<string, unknown>; }
 };
 
+/** How the customer gave an answer outside WhatsApp. */
+export type AnswerChannel =
+  /** In person (at the shop, at the door). */
+  | 'IN_PERSON'
+  /** Any other way. */
+  | 'OTHER'
+  /** A phone call. */
+  | 'PHONE';
+
 /** An API key as it may be shown after its creation: never the key itself. */
 export type ApiKey = {
   __typename?: 'ApiKey';
@@ -120,6 +129,12 @@ export type ConfirmationPolicy = {
   __typename?: 'ConfirmationPolicy';
   /** When a still-pending order expires (status EXPIRED, event order.expired); null = never. Later than the last reminder. */
   expireAfter?: Maybe<Scalars['String']['output']>;
+  /**
+   * When a still-pending order joins the follow-up queue (OrderFilter.needsFollowUp): this long after the last message
+   * to the customer. Default "2h"; same bounds as a reminder delay. It applies to the queue at once (it is a view, not
+   * a scheduled action).
+   */
+  followUpAfter: Scalars['String']['output'];
   /** When reminders wait; null = any time. */
   quietHours?: Maybe<QuietHours>;
   /** 0–3 reminder delays after the first message, strictly increasing, e.g. ["2h", "12h"]. */
@@ -132,6 +147,8 @@ export type ConfirmationPolicy = {
 export type ConfirmationPolicyInput = {
   /** A delay later than the last reminder, or null for never. */
   expireAfter?: InputMaybe<Scalars['String']['input']>;
+  /** A delay like a reminder's; omitted or null: the default "2h". */
+  followUpAfter?: InputMaybe<Scalars['String']['input']>;
   /** Quiet hours, or null for none. */
   quietHours?: InputMaybe<QuietHoursInput>;
   /** 0–3 delays, strictly increasing, e.g. ["2h", "12h"]. */
@@ -249,6 +266,13 @@ export type CustomerAction =
   /** The customer tapped Cancel, or the merchant canceled the order. */
   | 'CANCELED';
 
+/** The customer's answer as told to the merchant (on the phone, in person). */
+export type CustomerAnswer =
+  /** The customer confirms the order: like a tap on Approve. */
+  | 'APPROVE'
+  /** The customer does not want the order: like a tap on Cancel. */
+  | 'CANCEL';
+
 /** The result of deleteWebhookEndpoint. */
 export type DeleteWebhookEndpointPayload = {
   __typename?: 'DeleteWebhookEndpointPayload';
@@ -279,6 +303,39 @@ export type FailureCount = {
   /** What the code usually means (the common WhatsApp codes; Accept-Language: en or ar), or null when it is not one of them. */
   meaning?: Maybe<Scalars['String']['output']>;
 };
+
+/** A new merchant's checklist: each step ticks itself from real data (nothing is marked by hand). */
+export type GettingStarted = {
+  __typename?: 'GettingStarted';
+  /** How many are not done yet (0: the console hides the checklist). */
+  remaining: Scalars['Int']['output'];
+  /** The steps, in the order to do them. */
+  steps: Array<GettingStartedStep>;
+};
+
+/** One step of the checklist, ticked from the merchant's data. */
+export type GettingStartedStep = {
+  __typename?: 'GettingStartedStep';
+  /** Whether the merchant's data shows it done. */
+  done: Scalars['Boolean']['output'];
+  /** Which step. */
+  key: GettingStartedStepKey;
+};
+
+/** A step of the getting-started checklist. */
+export type GettingStartedStepKey =
+  /** A webhook endpoint exists (either mode). */
+  | 'ADD_WEBHOOK'
+  /** A store (Shopify, WooCommerce, Salla) is connected. */
+  | 'CONNECT_STORE'
+  /** An API key was used by the shop (any key of the merchant has been used). */
+  | 'CREATE_KEY'
+  /** A live order was sent to WhatsApp. */
+  | 'GO_LIVE'
+  /** A confirmation policy was saved (either mode). */
+  | 'SET_POLICY'
+  /** A test order was answered in the simulator. */
+  | 'TRY_SIMULATOR';
 
 /** The two worlds of a merchant: TEST (simulator, never WhatsApp) and LIVE (the WhatsApp Cloud API). */
 export type KeyMode =
@@ -360,6 +417,15 @@ export type Mutation = {
   /** Disconnects a store: its credentials are deleted and its deliveries ignored from now on (admins only). */
   disconnectStore: StoreConnectionPayload;
   /**
+   * Records an answer the customer gave outside WhatsApp (a phone call, in person). It acts exactly like the
+   * customer's tap: status CONFIRMED or CANCELED, customerAction, the event order.confirmed / order.canceled to
+   * webhooks and subscriptions, reminders and expiry stop. The timeline step is `approved` / `canceled` with source
+   * `merchant` and detail `{ via: "phone"|"in_person"|"other", note, by }` (`by`: the console user's e-mail, or the
+   * API key's prefix). Only a PENDING order: otherwise ORDER_NOT_PENDING and nothing changes (when it races a tap,
+   * exactly one of them wins). Admins, agents and API keys; viewers are FORBIDDEN.
+   */
+  recordCustomerAnswer: RecordCustomerAnswerPayload;
+  /**
    * Redeliver now (same webhook-id): a pending delivery is attempted at once; a succeeded or dead one gets exactly
    * one more attempt.
    */
@@ -424,6 +490,15 @@ export type MutationDeleteWebhookEndpointArgs = {
 /** The root of every change. */
 export type MutationDisconnectStoreArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** The root of every change. */
+export type MutationRecordCustomerAnswerArgs = {
+  action: CustomerAnswer;
+  channel: AnswerChannel;
+  note?: InputMaybe<Scalars['String']['input']>;
+  orderId: Scalars['ID']['input'];
 };
 
 
@@ -565,6 +640,12 @@ export type OrderFilter = {
   customerPhone?: InputMaybe<Scalars['String']['input']>;
   /** Exactly this merchant order identifier (1–100 characters). */
   externalOrderId?: InputMaybe<Scalars['String']['input']>;
+  /**
+   * true: only the orders that need a person (the follow-up queue): PENDING orders whose last message to the customer
+   * (the confirmation, or the latest reminder sent) is older than the policy's followUpAfter, with no answer. false or
+   * null: no condition. Newest first like every list; the current policy's followUpAfter applies.
+   */
+  needsFollowUp?: InputMaybe<Scalars['Boolean']['input']>;
   /** true: orders whose customer's latest message is an unclear text with no merchant message after it (automatic replies do not count); false: the others. */
   needsReply?: InputMaybe<Scalars['Boolean']['input']>;
   /**
@@ -779,6 +860,8 @@ export type Query = {
   auditLog: AuditEntryConnection;
   /** The caller's confirmation policy (the merchant and mode of the key). */
   confirmationPolicy: ConfirmationPolicy;
+  /** The merchant's getting-started checklist (both modes count). Admins, viewers and API keys; agents are FORBIDDEN. */
+  gettingStarted: GettingStarted;
   /** One order of the caller's merchant and mode, or null when it does not exist, belongs to someone else, or the id is malformed. */
   order?: Maybe<Order>;
   /**
@@ -860,6 +943,15 @@ export type QuietHoursInput = {
   start: Scalars['String']['input'];
   /** IANA time zone, e.g. Africa/Cairo. */
   timeZone: Scalars['String']['input'];
+};
+
+/** The result of recordCustomerAnswer. */
+export type RecordCustomerAnswerPayload = {
+  __typename?: 'RecordCustomerAnswerPayload';
+  /** The order after the answer; the order as it is on ORDER_NOT_PENDING; null on NOT_FOUND or VALIDATION_ERROR. */
+  order?: Maybe<Order>;
+  /** Empty on success; NOT_FOUND, ORDER_NOT_PENDING, VALIDATION_ERROR (note over 500 characters). */
+  userErrors: Array<UserError>;
 };
 
 /** The result of retryWebhookDelivery. */
@@ -1111,6 +1203,8 @@ export type UserError = {
 export type UserRole =
   /** Everything the merchant's API keys can do, and managing keys and webhooks. */
   | 'ADMIN'
+  /** The follow-up desk: reads orders, conversations and stats, records answers, replies and exports; nothing else. */
+  | 'AGENT'
   /** Queries only: every mutation is refused with FORBIDDEN, and secrets are never shown. */
   | 'VIEWER';
 
@@ -1294,6 +1388,7 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
+  AnswerChannel: AnswerChannel;
   ApiKey: ResolverTypeWrapper<ApiKey>;
   AuditActor: ResolverTypeWrapper<AuditActor>;
   AuditActorKind: AuditActorKind;
@@ -1314,11 +1409,15 @@ export type ResolversTypes = {
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
   CreateWebhookEndpointPayload: ResolverTypeWrapper<CreateWebhookEndpointPayload>;
   CustomerAction: CustomerAction;
+  CustomerAnswer: CustomerAnswer;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DeleteWebhookEndpointPayload: ResolverTypeWrapper<DeleteWebhookEndpointPayload>;
   DeliveryStatus: DeliveryStatus;
   FailureCount: ResolverTypeWrapper<FailureCount>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  GettingStarted: ResolverTypeWrapper<GettingStarted>;
+  GettingStartedStep: ResolverTypeWrapper<GettingStartedStep>;
+  GettingStartedStepKey: GettingStartedStepKey;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
@@ -1346,6 +1445,7 @@ export type ResolversTypes = {
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   QuietHours: ResolverTypeWrapper<QuietHours>;
   QuietHoursInput: QuietHoursInput;
+  RecordCustomerAnswerPayload: ResolverTypeWrapper<Omit<RecordCustomerAnswerPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
   RetryWebhookDeliveryPayload: ResolverTypeWrapper<RetryWebhookDeliveryPayload>;
   RevokeApiKeyPayload: ResolverTypeWrapper<RevokeApiKeyPayload>;
   RotateWebhookEndpointSecretPayload: ResolverTypeWrapper<RotateWebhookEndpointSecretPayload>;
@@ -1402,6 +1502,8 @@ export type ResolversParentTypes = {
   DeleteWebhookEndpointPayload: DeleteWebhookEndpointPayload;
   FailureCount: FailureCount;
   Float: Scalars['Float']['output'];
+  GettingStarted: GettingStarted;
+  GettingStartedStep: GettingStartedStep;
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   JSON: Scalars['JSON']['output'];
@@ -1424,6 +1526,7 @@ export type ResolversParentTypes = {
   Query: Record<PropertyKey, never>;
   QuietHours: QuietHours;
   QuietHoursInput: QuietHoursInput;
+  RecordCustomerAnswerPayload: Omit<RecordCustomerAnswerPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
   RetryWebhookDeliveryPayload: RetryWebhookDeliveryPayload;
   RevokeApiKeyPayload: RevokeApiKeyPayload;
   RotateWebhookEndpointSecretPayload: RotateWebhookEndpointSecretPayload;
@@ -1493,6 +1596,7 @@ export type CancelOrderPayloadResolvers<ContextType = GraphQLContext, ParentType
 
 export type ConfirmationPolicyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConfirmationPolicy'] = ResolversParentTypes['ConfirmationPolicy']> = {
   expireAfter?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  followUpAfter?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   quietHours?: Resolver<Maybe<ResolversTypes['QuietHours']>, ParentType, ContextType>;
   reminders?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   smsFallback?: Resolver<Maybe<ResolversTypes['SmsFallback']>, ParentType, ContextType>;
@@ -1536,6 +1640,16 @@ export type FailureCountResolvers<ContextType = GraphQLContext, ParentType exten
   meaning?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type GettingStartedResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GettingStarted'] = ResolversParentTypes['GettingStarted']> = {
+  remaining?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  steps?: Resolver<Array<ResolversTypes['GettingStartedStep']>, ParentType, ContextType>;
+};
+
+export type GettingStartedStepResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GettingStartedStep'] = ResolversParentTypes['GettingStartedStep']> = {
+  done?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  key?: Resolver<ResolversTypes['GettingStartedStepKey'], ParentType, ContextType>;
+};
+
 export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
   name: 'JSON';
 }
@@ -1554,6 +1668,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   createWebhookEndpoint?: Resolver<ResolversTypes['CreateWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationCreateWebhookEndpointArgs, 'input'>>;
   deleteWebhookEndpoint?: Resolver<ResolversTypes['DeleteWebhookEndpointPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebhookEndpointArgs, 'id'>>;
   disconnectStore?: Resolver<ResolversTypes['StoreConnectionPayload'], ParentType, ContextType, RequireFields<MutationDisconnectStoreArgs, 'id'>>;
+  recordCustomerAnswer?: Resolver<ResolversTypes['RecordCustomerAnswerPayload'], ParentType, ContextType, RequireFields<MutationRecordCustomerAnswerArgs, 'action' | 'channel' | 'orderId'>>;
   retryWebhookDelivery?: Resolver<ResolversTypes['RetryWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRetryWebhookDeliveryArgs, 'id'>>;
   revokeApiKey?: Resolver<ResolversTypes['RevokeApiKeyPayload'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   rotateWebhookEndpointSecret?: Resolver<ResolversTypes['RotateWebhookEndpointSecretPayload'], ParentType, ContextType, RequireFields<MutationRotateWebhookEndpointSecretArgs, 'id'>>;
@@ -1689,6 +1804,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
   auditLog?: Resolver<ResolversTypes['AuditEntryConnection'], ParentType, ContextType, RequireFields<QueryAuditLogArgs, 'first'>>;
   confirmationPolicy?: Resolver<ResolversTypes['ConfirmationPolicy'], ParentType, ContextType>;
+  gettingStarted?: Resolver<ResolversTypes['GettingStarted'], ParentType, ContextType>;
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
   orderStats?: Resolver<ResolversTypes['OrderStats'], ParentType, ContextType, RequireFields<QueryOrderStatsArgs, 'from' | 'interval' | 'timeZone' | 'to'>>;
   orders?: Resolver<ResolversTypes['OrderConnection'], ParentType, ContextType, RequireFields<QueryOrdersArgs, 'first'>>;
@@ -1702,6 +1818,11 @@ export type QuietHoursResolvers<ContextType = GraphQLContext, ParentType extends
   end?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   start?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   timeZone?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type RecordCustomerAnswerPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecordCustomerAnswerPayload'] = ResolversParentTypes['RecordCustomerAnswerPayload']> = {
+  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
 export type RetryWebhookDeliveryPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RetryWebhookDeliveryPayload'] = ResolversParentTypes['RetryWebhookDeliveryPayload']> = {
@@ -1863,6 +1984,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   DateTime?: GraphQLScalarType;
   DeleteWebhookEndpointPayload?: DeleteWebhookEndpointPayloadResolvers<ContextType>;
   FailureCount?: FailureCountResolvers<ContextType>;
+  GettingStarted?: GettingStartedResolvers<ContextType>;
+  GettingStartedStep?: GettingStartedStepResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   Merchant?: MerchantResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
@@ -1880,6 +2003,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   QuietHours?: QuietHoursResolvers<ContextType>;
+  RecordCustomerAnswerPayload?: RecordCustomerAnswerPayloadResolvers<ContextType>;
   RetryWebhookDeliveryPayload?: RetryWebhookDeliveryPayloadResolvers<ContextType>;
   RevokeApiKeyPayload?: RevokeApiKeyPayloadResolvers<ContextType>;
   RotateWebhookEndpointSecretPayload?: RotateWebhookEndpointSecretPayloadResolvers<ContextType>;

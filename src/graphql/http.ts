@@ -34,6 +34,7 @@ import { compiledExecutionGateway } from "./compiled-execution.ts";
 import { costLimitRule, depthLimitRule } from "./hardening.ts";
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, warnDatabaseUnavailable } from "../db/unavailable.ts";
 import { documentTooLargeError, MAX_DOCUMENT_LENGTH, parseOptions, unstorableInputError } from "./input-checks.ts";
+import { roleRefusal } from "./role-check.ts";
 import { documentPolicy, isExplorerRequest, loadTrustedDocuments, resolveTrustedDocument } from "./trusted-documents.ts";
 import { CONSOLE_DIST } from "../http/routes/console-page.routes.ts";
 import { translate } from "../i18n/messages.ts";
@@ -230,7 +231,8 @@ function documentLength(request: FastifyRequest): number {
 /**
  * Our per-request checks, in one plugin (Apollo calls every plugin on every request):
  *
- * - a console viewer's mutation is refused with 403 `FORBIDDEN`;
+ * - a field the console user's role may not reach (a viewer's mutation, an agent's keys or settings, see
+ *   domain/users/permissions.ts) is refused with 403 `FORBIDDEN`;
  * - an operation that selects any data field needs a valid key or session: without one, the whole request is answered
  *   401 `UNAUTHENTICATED` before execution (no partial data); `{ __typename }` and introspection need none;
  * - bugs reach the log with their cause and the request id; the client only ever sees the masked message.
@@ -242,20 +244,21 @@ function requestChecks(logger: Logger): ApolloServerPlugin<GraphQLContext> {
       document,
       request,
       contextValue,
+      schema,
     }: {
       operation?: OperationDefinitionNode;
       document: DocumentNode;
       request: { variables?: Record<string, unknown>; operationName?: string };
       contextValue: GraphQLContext;
+      schema: GraphQLSchema;
     }) {
       // No operation of that name (or none named in a document of several): 400 naming it, never a 500.
       if (!operation) throw unknownOperationError(request.operationName, contextValue.language);
       // Executed over HTTP a subscription would run its resolver once, without an event to resolve.
       if (operation?.operation === "subscription") throw subscriptionOverHttpError(contextValue.language);
-      // Console viewers read only: every mutation, present and future, is refused before it runs.
-      if (operation?.operation === "mutation" && contextValue.caller?.session?.user.role === "viewer") {
-        throw forbiddenError(new ForbiddenError("viewer"), contextValue.language);
-      }
+      // Console roles (viewers read only; agents the follow-up desk): every field is checked before anything runs.
+      const refused = roleRefusal(schema, document, contextValue.caller, request.variables);
+      if (refused) throw forbiddenError(refused, contextValue.language);
       if (!contextValue.caller && operation) {
         const touchesData = operation.selectionSet.selections.some(
           (selection) => selection.kind !== Kind.FIELD || !selection.name.value.startsWith("__"),

@@ -10,6 +10,7 @@ import { viewerResolvers } from "./resolvers/viewer.resolvers.ts";
 import { webhookResolvers } from "./resolvers/webhook.resolvers.ts";
 import { confirmationPageResolvers } from "./resolvers/confirmation-page.resolvers.ts";
 import { statsResolvers } from "./resolvers/stats.resolvers.ts";
+import { followUpResolvers } from "./resolvers/follow-up.resolvers.ts";
 import { auditResolvers } from "./resolvers/audit.resolvers.ts";
 import { conversationResolvers } from "./resolvers/conversation.resolvers.ts";
 import { storeResolvers } from "./resolvers/store.resolvers.ts";
@@ -32,6 +33,8 @@ export function createGraphQLSchema(services: AppServices): GraphQLSchema {
     statsResolvers(services),
     auditResolvers(services),
     conversationResolvers(services),
+    // The follow-up desk (SPEC §15).
+    followUpResolvers(services),
     storeResolvers(services),
     storePlatformResolvers(services),
     confirmationPageResolvers(services),

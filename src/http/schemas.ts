@@ -85,9 +85,20 @@ const statusList = z
   })
   .meta({ description: "pending, confirmed, canceled, failed, expired; repeat or comma-separate" });
 
-export const listOrdersQuery = z.object({
+/** A query-string boolean: `true` or `false` only (anything else is a VALIDATION_ERROR naming the parameter). */
+const queryBoolean = z.enum(["true", "false"]).transform((value) => value === "true");
+
+/** The list's filters as query parameters (GET /orders and GET /orders/export alike). */
+export const orderFilterQuery = z.object({
   status: statusList.optional(),
   ...orderListFilter.shape,
+  needsFollowUp: queryBoolean
+    .optional()
+    .meta({ description: "true: only the follow-up queue (pending, last message older than the policy's followUpAfter)" }),
+});
+
+export const listOrdersQuery = z.object({
+  ...orderFilterQuery.shape,
   limit: pageLimit,
   cursor: pageCursor.optional().meta({ description: "nextCursor of the previous page" }),
 });
@@ -130,6 +141,7 @@ export const confirmationPolicySchema = z
         errorCodes: z.array(z.number()).meta({ description: "WhatsApp error codes that send an SMS with the confirmation page instead" }),
       }),
     ).meta({ description: "SMS fallback (SPEC §12); null = off" }),
+    followUpAfter: z.string().meta({ description: "SPEC §15: a pending order joins the follow-up queue this long after the last message to the customer (default 2h)" }),
   })
   .meta({ id: "ConfirmationPolicy" });
 

@@ -36,6 +36,7 @@ import { statsRoutes } from "./routes/stats.routes.ts";
 import { confirmationLinkRoutes, confirmationPageRoutes } from "./routes/confirmation-page.routes.ts";
 import { twilioWebhookRoutes } from "./routes/twilio-webhook.routes.ts";
 import { smsTestRoutes } from "./routes/sms-test.routes.ts";
+import { followUpRoutes } from "./routes/follow-up.routes.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -200,6 +201,7 @@ export async function buildHttpServer(
   await app.register(sessionRoutes(services), { prefix: "/api/v1" });
   await app.register(statsRoutes(services), { prefix: "/api/v1" });
   await app.register(confirmationLinkRoutes(services), { prefix: "/api/v1" });
+  await app.register(followUpRoutes(services), { prefix: "/api/v1" });
   await app.register(simulatorTestRoutes(services), { prefix: "/api/v1/test" });
   await app.register(smsTestRoutes(services), { prefix: "/api/v1/test" });
   await app.register(simulatorPageRoutes());

@@ -35,6 +35,10 @@ const catalog: Record<string, Record<Language, Template>> = {
     en: "Your role (viewer) may only read: ask an admin of your merchant to make this change",
     ar: "دورك (مشاهد) يسمح بالقراءة فقط: اطلب من أحد مسؤولي حسابك إجراء هذا التغيير",
   },
+  "error.FORBIDDEN.agent": {
+    en: "Your role (agent) works on orders: keys, webhooks, settings, stores, users and the audit log are for admins",
+    ar: "دورك (موظف متابعة) يعمل على الطلبات: المفاتيح وخطافات الويب والإعدادات والمتاجر والمستخدمون وسجل التدقيق للمسؤولين فقط",
+  },
   "error.TRUSTED_DOCUMENTS.unknown": {
     en: "This operation is not one of the console's: reload the console to get its current version",
     ar: "هذه العملية ليست من عمليات لوحة التحكم: أعد تحميل اللوحة للحصول على إصدارها الحالي",

@@ -68,18 +68,19 @@ const timeline = async (client: TestMerchant["test"], orderId: string) => {
 describe("the policy API (REST)", () => {
   it("is empty by default, replaced by PUT, read back by GET, per merchant and mode", async () => {
     const other = await server.merchant("Other Shop");
-    expect((await other.test.get("/api/v1/confirmation-policy")).body).toEqual({ reminders: [], expireAfter: null, quietHours: null, smsFallback: null });
+    // followUpAfter (SPEC §15) is "2h" unless set.
+    expect((await other.test.get("/api/v1/confirmation-policy")).body).toEqual({ reminders: [], expireAfter: null, quietHours: null, smsFallback: null, followUpAfter: "2h" });
 
-    const policy = { reminders: ["2h", "12h"], expireAfter: "24h", quietHours: { start: "22:00", end: "09:00", timeZone: "Africa/Cairo" }, smsFallback: null };
+    const policy = { reminders: ["2h", "12h"], expireAfter: "24h", quietHours: { start: "22:00", end: "09:00", timeZone: "Africa/Cairo" }, smsFallback: null, followUpAfter: "2h" };
     expect(await usePolicy(other.test, policy)).toEqual(policy);
     expect((await other.test.get("/api/v1/confirmation-policy")).body).toEqual(policy);
     // The live mode and other merchants keep their own (empty) policy.
-    expect((await other.live.get("/api/v1/confirmation-policy")).body).toEqual({ reminders: [], expireAfter: null, quietHours: null, smsFallback: null });
+    expect((await other.live.get("/api/v1/confirmation-policy")).body).toEqual({ reminders: [], expireAfter: null, quietHours: null, smsFallback: null, followUpAfter: "2h" });
     expect((await shop.test.get("/api/v1/confirmation-policy")).body.reminders).toEqual([]);
 
     // Omitted fields take their defaults: PUT replaces the whole policy.
-    expect(await usePolicy(other.test, { reminders: ["30m"] })).toEqual({ reminders: ["30m"], expireAfter: null, quietHours: null, smsFallback: null });
-    expect(await usePolicy(other.test, {})).toEqual({ reminders: [], expireAfter: null, quietHours: null, smsFallback: null });
+    expect(await usePolicy(other.test, { reminders: ["30m"] })).toEqual({ reminders: ["30m"], expireAfter: null, quietHours: null, smsFallback: null, followUpAfter: "2h" });
+    expect(await usePolicy(other.test, {})).toEqual({ reminders: [], expireAfter: null, quietHours: null, smsFallback: null, followUpAfter: "2h" });
   });
 
   it("needs an API key", async () => {

@@ -141,6 +141,8 @@ function mutationDocuments(ids: { order: string; key: string; endpoint: string; 
     rotateWebhookEndpointSecret: `mutation { rotateWebhookEndpointSecret(id: "${ids.endpoint}") { secret } }`,
     retryWebhookDelivery: `mutation { retryWebhookDelivery(id: "${ids.delivery}") { delivery { id } } }`,
     updateConfirmationPolicy: `mutation { updateConfirmationPolicy(input: { reminders: ["1h"] }) { policy { reminders } } }`,
+    recordCustomerAnswer: `mutation { recordCustomerAnswer(orderId: "${ids.order}", action: APPROVE, channel: PHONE) { order { id status } } }`,
+    sendOrderMessage: `mutation { sendOrderMessage(orderId: "${ids.order}", text: "Hello") { message { id } } }`,
   };
 }
 

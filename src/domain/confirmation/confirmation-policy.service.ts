@@ -1,5 +1,6 @@
 import type { MerchantScope } from "../orders/order.repository.ts";
-import { confirmationPolicyInput, type ConfirmationPolicy, type ConfirmationPolicyInput } from "./confirmation-policy.ts";
+import { confirmationPolicyInput, type ConfirmationPolicyInput, type StoredPolicy } from "./confirmation-policy.ts";
+import { policyDelayMs } from "./policy-duration.ts";
 import type { ConfirmationPolicyRepository } from "./confirmation-policy.repository.ts";
 
 /**
@@ -18,12 +19,18 @@ export class ConfirmationPolicyService {
     this.input = confirmationPolicyInput(minDelayMs);
   }
 
-  get(scope: MerchantScope): Promise<ConfirmationPolicy> {
+  get(scope: MerchantScope): Promise<StoredPolicy> {
     return this.policies.get(scope);
   }
 
+  /** SPEC §15: the instant before which a pending order's last message makes it need a person (now − followUpAfter). */
+  async followUpCutoff(scope: MerchantScope): Promise<Date> {
+    const delay = policyDelayMs(await this.policies.followUpAfter(scope)) ?? 0;
+    return new Date(this.clock().getTime() - delay);
+  }
+
   /** Stores a policy validated with `input` and returns it as stored. */
-  async replace(scope: MerchantScope, policy: ConfirmationPolicyInput): Promise<ConfirmationPolicy> {
+  async replace(scope: MerchantScope, policy: ConfirmationPolicyInput): Promise<StoredPolicy> {
     await this.policies.put(scope, policy, this.clock());
     return this.policies.get(scope);
   }

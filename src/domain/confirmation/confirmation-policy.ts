@@ -21,6 +21,17 @@ export const EMPTY_POLICY: ConfirmationPolicy = Object.freeze({ reminders: [], e
 /** At most this many fallback codes (Meta's asynchronous failure codes number a few dozen). */
 export const MAX_SMS_FALLBACK_CODES = 20;
 
+/** SPEC §15: when a still-pending order joins the follow-up queue, after the last message to the customer. */
+export const DEFAULT_FOLLOW_UP_AFTER = "2h";
+
+/**
+ * The policy as stored and shown (REST and GraphQL): the schedule's fields plus `followUpAfter`, which schedules
+ * nothing (the follow-up queue reads the current value, see order-filter-sql.ts).
+ */
+export interface StoredPolicy extends ConfirmationPolicy {
+  followUpAfter: string;
+}
+
 export const MAX_REMINDERS = 3;
 
 export const isEmptyPolicy = (policy: ConfirmationPolicy) => policy.reminders.length === 0 && policy.expireAfter === null;
@@ -82,6 +93,12 @@ export function confirmationPolicyInput(minDelayMs: number) {
         .nullable()
         .default(null)
         .meta({ description: "SMS fallback with the order's confirmation page; null = off" }),
+      // Omitted or null: the default, as SPEC §15 asks of a PUT that leaves it out.
+      followUpAfter: delay
+        .nullable()
+        .default(DEFAULT_FOLLOW_UP_AFTER)
+        .transform((value) => value ?? DEFAULT_FOLLOW_UP_AFTER)
+        .meta({ description: `When a still-pending order joins the follow-up queue, after the last message to the customer (default ${DEFAULT_FOLLOW_UP_AFTER})` }),
     })
     .superRefine((policy, ctx) => {
       const delays = policy.reminders.map(policyDelayMs);

@@ -27,7 +27,7 @@ export interface TotalCount {
 export function countedByStatus(filter: OrderFilter): boolean {
   return (
     !filter.externalOrderId && !filter.customerPhone && !filter.createdFrom && !filter.createdTo && !filter.search &&
-    filter.needsReply === undefined
+    filter.needsReply === undefined && !filter.needsFollowUp
   );
 }
 

@@ -1,5 +1,6 @@
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { MerchantScope } from "./merchant-scope.ts";
+import { followUpCondition } from "./order-follow-up-sql.ts";
 import type { OrderFilter } from "./order.schemas.ts";
 
 /** The list's conditions without search or cursor: the caller's visible orders matching `filter` (also counted). */
@@ -21,5 +22,6 @@ export function filterConditions(scope: MerchantScope, filter: OrderFilter): Pri
       WHERE c.merchant_id = ${scope.merchantId}::uuid AND c.mode = ${scope.mode}::"KeyMode" AND c.needs_reply)`;
     conditions.push(filter.needsReply ? needing : Prisma.sql`NOT (${needing})`);
   }
+  if (filter.needsFollowUp) conditions.push(followUpCondition(scope));
   return conditions;
 }

@@ -13,6 +13,7 @@ import { ORDER_VIEW_JSON } from "./order-sql.ts";
 import { searchMatchesSql } from "./order-search.ts";
 import { queueFallbackSms, type FallbackToQueue } from "../sms/sms-queue.ts";
 import { listPageSql } from "./order-list.ts";
+import { exceedsExportLimit, exportOrdersCsv } from "./order-export.ts";
 import { boundedCount, boundedCountSql, countedByStatus, filterMatchesSql, maintainedCountSql, type TotalCount } from "./order-count.ts";
 import type { MerchantScope } from "./merchant-scope.ts";
 
@@ -356,6 +357,16 @@ export class OrderRepository {
     const sql = listPageSql(scope, filter, limit, after);
     const { rows } = await this.pool.query<{ order: OrderView }>(sql.text, sql.values);
     return rows.map((row) => row.order);
+  }
+
+  /** The CSV export of the list (order-export.ts): text chunks read in keyset batches as the consumer pulls them. */
+  exportCsv(scope: MerchantScope, filter: OrderFilter, options?: { maxRows?: number; batchRows?: number }): AsyncGenerator<string> {
+    return exportOrdersCsv(this.pool, scope, filter, options);
+  }
+
+  /** Whether more orders match than one export holds. */
+  exportExceedsLimit(scope: MerchantScope, filter: OrderFilter, maxRows?: number): Promise<boolean> {
+    return exceedsExportLimit(this.pool, scope, filter, maxRows);
   }
 
   /** How many visible orders of the scope match `filter` (all pages; GraphQL's totalCount): see order-count.ts. */

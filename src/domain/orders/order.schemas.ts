@@ -128,6 +128,8 @@ export interface OrderFilter {
   createdTo?: Date;
   /** Prefix of externalOrderId, customerPhone or customerName (case-insensitive for the name); see order-search.ts. */
   search?: string;
+  /** SPEC §15: only the follow-up queue (see order-follow-up-sql.ts). */
+  needsFollowUp?: boolean;
   /** Orders whose latest customer message is an unclear text no merchant message answered yet (SPEC §11). */
   needsReply?: boolean;
 }

@@ -34,6 +34,7 @@ import type { CreateOrderInput, OrderFilter } from "./order.schemas.ts";
 import { keysetPage, readPageRequest, type PageRequest } from "./order-page.ts";
 import type { TotalCount } from "./order-count.ts";
 import { toOrderView, type OrderView } from "./order.view.ts";
+import type { RecordedAnswer } from "./customer-answer.ts";
 
 const PROVIDER_EVENT_RETENTION_MS = 8 * 24 * 60 * 60 * 1000;
 /** Longest a tap or cancel waits for a reminder send in flight (its own timeout bounds the send far below). */
@@ -161,6 +162,15 @@ export class OrderService {
     return this.orders.count(scope, filter);
   }
 
+  /**
+   * The list as CSV (SPEC §15): the same filters, newest first, at most MAX_EXPORT_ROWS rows, streamed in batches.
+   * `truncated`: more orders match than the file holds (it has the newest ones).
+   */
+  async exportCsv(scope: MerchantScope, filter: OrderFilter): Promise<{ truncated: boolean; chunks: AsyncGenerator<string> }> {
+    const truncated = await this.orders.exportExceedsLimit(scope, filter);
+    return { truncated, chunks: this.orders.exportCsv(scope, filter) };
+  }
+
   /** The order's recorded steps, oldest first (SPEC §10); 404 for an order the scope cannot see. */
   async timeline(scope: MerchantScope, id: string): Promise<TimelineEntry[]> {
     const order = await this.get(scope, id);
@@ -216,6 +226,20 @@ export class OrderService {
     scope: MerchantScope | null = null,
   ): Promise<TransitionResult> {
     return this.transition(orderId, scope, decide, actor, providerEvent, within);
+  }
+
+  /**
+   * The customer's answer given outside WhatsApp (a phone call, in person), recorded by the merchant's team (SPEC
+   * §15): the same decision and transition as the customer's tap (decideCustomerAction under the order's lock,
+   * the same event and the end of reminders), so against a racing tap exactly one wins and the other is refused.
+   * The timeline step names who recorded it (`by`), how the customer answered (`via`) and the team's note.
+   * Only a pending order of the scope: ORDER_NOT_PENDING otherwise, NOT_FOUND for anyone else's.
+   */
+  async recordCustomerAnswer(scope: MerchantScope, id: string, answer: RecordedAnswer): Promise<OrderView> {
+    const detail: Record<string, unknown> = { via: answer.channel, by: answer.by };
+    if (answer.note) detail.note = answer.note;
+    const actor: Actor = { source: "merchant", detail };
+    return this.settle(await this.transition(id, scope, (state) => decideCustomerAction(state, answer.action), actor));
   }
 
   /** The mode and customer phone of an order, by id alone (provider callbacks check who answered); null if none. */

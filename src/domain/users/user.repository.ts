@@ -1,7 +1,7 @@
 import { Prisma, type PrismaClient } from "../../generated/prisma/client.ts";
 import { recordAudit, type AuditSource } from "../audit/audit-log.ts";
 
-export type UserRole = "admin" | "viewer";
+export type UserRole = "admin" | "viewer" | "agent";
 
 export interface UserRecord {
   id: string;

@@ -7,7 +7,7 @@ import { cliSource, type AuditSource } from "../audit/audit-log.ts";
 
 /** Console users per merchant: plenty for a team, bounded so a script cannot grow the table without end. */
 export const MAX_USERS_PER_MERCHANT = 100;
-export const USER_ROLES = ["admin", "viewer"] as const satisfies readonly UserRole[];
+export const USER_ROLES = ["admin", "viewer", "agent"] as const satisfies readonly UserRole[];
 
 /** What may be shown of a user: never the password hash. */
 export interface UserView {

@@ -1,4 +1,5 @@
 import { ForbiddenError } from "../../domain/errors.ts";
+import { roleMay, type Coordinate } from "../../domain/users/permissions.ts";
 import type { GraphQLCaller, GraphQLContext } from "../context.ts";
 import { forbiddenError, toGraphQLError, unauthenticatedError } from "../error-mapper.ts";
 
@@ -17,12 +18,28 @@ export async function asCaller<T>(context: GraphQLContext, run: (caller: GraphQL
 }
 
 /**
- * Like `asCaller`, for changes: a console viewer is refused with FORBIDDEN. The HTTP layer already refuses a
- * viewer's mutation before execution; this keeps the rule where the secrets are handed out as well.
+ * Like `asCaller`, for changes only admins (and API keys) may make: a console viewer or agent is refused with
+ * FORBIDDEN. The HTTP layer already refuses them before execution (role-check.ts); this keeps the rule where the
+ * secrets are handed out as well.
  */
 export async function asAdmin<T>(context: GraphQLContext, run: (caller: GraphQLCaller) => Promise<T>): Promise<T> {
-  if (context.caller?.session && context.caller.session.user.role !== "admin") {
-    throw forbiddenError(new ForbiddenError("viewer"), context.language);
+  const role = context.caller?.session?.user.role;
+  if (role && role !== "admin") throw forbiddenError(new ForbiddenError(role === "agent" ? "agent" : "viewer"), context.language);
+  return asCaller(context, run);
+}
+
+/**
+ * Like `asCaller`, for a field whose rule is in domain/users/permissions.ts (e.g. `Mutation.recordCustomerAnswer`,
+ * which agents may use and viewers may not): the same table the HTTP and websocket checks read.
+ */
+export async function asPermitted<T>(
+  context: GraphQLContext,
+  coordinate: Coordinate,
+  run: (caller: GraphQLCaller) => Promise<T>,
+): Promise<T> {
+  const role = context.caller?.session?.user.role;
+  if (role && !roleMay(role, coordinate)) {
+    throw forbiddenError(new ForbiddenError(role === "agent" ? "agent" : "viewer"), context.language);
   }
   return asCaller(context, run);
 }

@@ -1,6 +1,6 @@
 import type { AppServices } from "../../app-services.ts";
 import { ValidationError } from "../../domain/errors.ts";
-import type { ConfirmationPolicy as DomainPolicy } from "../../domain/confirmation/confirmation-policy.ts";
+import type { StoredPolicy as DomainPolicy } from "../../domain/confirmation/confirmation-policy.ts";
 import { problemFromIssue } from "../../i18n/zod-issues.ts";
 import type { MutationResolvers, OrderResolvers, QueryResolvers, ResolversTypes } from "../../generated/graphql.ts";
 import { toUserErrors } from "../error-mapper.ts";

@@ -18,7 +18,7 @@ import { notFoundError, toUserErrors, unauthenticatedError } from "../error-mapp
 import { problemFromIssue } from "../../i18n/zod-issues.ts";
 import { toGraphQLOrder } from "../order-mapper.ts";
 import { SUBSCRIPTION_HIGH_WATER_MARK, dropSlowSubscriber } from "../subscriptions/subscription.resolvers.ts";
-import { asAdmin } from "./caller-guard.ts";
+import { asPermitted } from "./caller-guard.ts";
 
 /** The conversation's enums in GraphQL style (REST keeps them lower case). */
 export function toGraphQLMessage(message: OrderMessageView): OrderMessage {
@@ -63,7 +63,8 @@ export function conversationResolvers(services: AppServices) {
 
   const Mutation: MutationResolvers = {
     sendOrderMessage: (_parent, { orderId, text }, context) =>
-      asAdmin(context, async (caller) => {
+      // Admins and agents (SPEC §15); viewers are refused (domain/users/permissions.ts).
+      asPermitted(context, "Mutation.sendOrderMessage", async (caller) => {
         try {
           const parsed = messageTextBody.safeParse({ text }, { reportInput: true });
           if (!parsed.success) throw new ValidationError(parsed.error.issues.map((issue) => problemFromIssue(issue)));

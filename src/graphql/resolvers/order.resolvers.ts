@@ -128,7 +128,9 @@ export function orderResolvers(services: AppServices) {
 const pageArgumentsSchema = z.object({
   first: pageLimit,
   after: pageCursor.optional(),
-  filter: orderListFilter.extend({ status: z.array(z.string()).max(MAX_STATUS_FILTER_ENTRIES).optional() }).optional(),
+  filter: orderListFilter
+    .extend({ status: z.array(z.string()).max(MAX_STATUS_FILTER_ENTRIES).optional(), needsFollowUp: z.boolean().optional() })
+    .optional(),
 });
 
 /** `first`, `after` and `filter` checked (a ValidationError: BAD_USER_INPUT) and turned into OrderService's page and filter. */

@@ -26,6 +26,7 @@ import { apiKeyEndMarker } from "../../domain/users/session-ends.ts";
 import { isDatabaseUnavailable, warnDatabaseUnavailable } from "../../db/unavailable.ts";
 import { throttledWarn } from "../../logger.ts";
 import {
+  forbiddenError,
   serviceUnavailableError,
   socketUnauthenticatedError,
   subscriberTooSlowError,
@@ -43,6 +44,7 @@ import {
   unstorableInputError,
 } from "../input-checks.ts";
 import { sharedSubscribe } from "./shared-execution.ts";
+import { roleRefusal } from "../role-check.ts";
 import { onSlowSubscriber } from "./subscription.resolvers.ts";
 
 export const GRAPHQL_PATH = "/graphql";
@@ -315,6 +317,9 @@ export function startSubscriptionServer(
         if (operation.operation !== "subscription") {
           return [subscriptionsOnlyError(language)];
         }
+        // The console roles' rules, exactly as over HTTP (role-check.ts).
+        const refused = roleRefusal(schema, document, caller, payload.variables);
+        if (refused) return [forbiddenError(refused, language)];
         const contextValue = createGraphQLContext(services, caller, language, { requestId: connectionId });
         onSlowSubscriber(contextValue, () => {
           log.warn({ connectionId, operationId: id, merchantId: caller.merchantId }, "dropping a subscriber that cannot keep up");

@@ -15,7 +15,7 @@ const signInBody = z
 
 const signedInSchema = z
   .object({
-    user: z.object({ id: z.string(), email: z.string(), role: z.enum(["admin", "viewer"]) }),
+    user: z.object({ id: z.string(), email: z.string(), role: z.enum(["admin", "viewer", "agent"]) }),
     merchant: z.object({ id: z.string(), name: z.string() }),
   })
   .meta({ id: "SignedIn" });

@@ -10,10 +10,11 @@ import { ConfirmDialog } from "../../shared/ui/Dialog.tsx";
 import { ErrorBanner, mutationErrorMessage } from "../../shared/ui/errors.tsx";
 import { StatusBadge } from "../../shared/ui/StatusBadge.tsx";
 import { DeliveryList } from "../webhooks/DeliveryList.tsx";
+import { isAgent } from "../../shared/session/permissions.ts";
 import { OrderConversation } from "../conversation/OrderConversation.tsx";
 
 const OrderDetailQuery = graphql(`
-  query OrderDetail($id: ID!) {
+  query OrderDetail($id: ID!, $withDeliveries: Boolean!) {
     order(id: $id) {
       ...OrderRowFields
       customerAddress
@@ -36,7 +37,7 @@ const OrderDetailQuery = graphql(`
         source
         detail
       }
-      webhookDeliveries {
+      webhookDeliveries @include(if: $withDeliveries) {
         ...DeliveryFields
       }
     }
@@ -61,7 +62,9 @@ export function OrderDetailPage() {
   const { id = "" } = useParams();
   const { t, dateTime, money, number } = useI18n();
   const viewer = useViewer();
-  const [result, reexecute] = useQuery({ query: OrderDetailQuery, variables: { id }, requestPolicy: "cache-and-network" });
+  // Agents work the follow-up desk: no webhook deliveries (the server refuses them that field), no merchant cancel.
+  const agent = isAgent(viewer.user?.role);
+  const [result, reexecute] = useQuery({ query: OrderDetailQuery, variables: { id, withDeliveries: !agent }, requestPolicy: "cache-and-network" });
   const refresh = useCallback(() => reexecute({ requestPolicy: "network-only" }), [reexecute]);
   const [cancelState, cancelOrder] = useMutation(CancelOrderMutation);
   const [confirming, setConfirming] = useState(false);
@@ -105,7 +108,7 @@ export function OrderDetailPage() {
           <span dir="ltr">{order.externalOrderId}</span>
         </h1>
         <StatusBadge status={order.status} />
-        {viewer.canWrite && order.status === "PENDING" ? (
+        {viewer.canWrite && !agent && order.status === "PENDING" ? (
           <button type="button" className="danger" onClick={() => (setCancelError(null), setConfirming(true))}>
             {t("order.cancel")}
           </button>
@@ -228,6 +231,16 @@ export function OrderDetailPage() {
                 {" "}
                 · {sourceLabel(step.source, t)} · {dateTime(step.at)}
               </span>
+              {step.detail && typeof step.detail.by === "string" ? (
+                <div className="small muted" dir="auto">
+                  {typeof step.detail.via === "string" && ["phone", "in_person", "other"].includes(step.detail.via)
+                    ? `${t("timeline.via", { via: t(`via.${step.detail.via}` as MessageKey) })} · `
+                    : ""}
+                  {t("timeline.by", { by: "" })}
+                  <bdi>{step.detail.by}</bdi>
+                  {typeof step.detail.note === "string" ? ` · “${step.detail.note}”` : ""}
+                </div>
+              ) : null}
               {step.detail && (step.detail.failureReason || step.detail.errorCode) ? (
                 <div className="small error-text">
                   {String(step.detail.errorCode ?? "")} {String(step.detail.failureReason ?? "")}
@@ -243,14 +256,16 @@ export function OrderDetailPage() {
         </ol>
       </div>
 
-      <div className="card">
-        <h2>{t("order.deliveries")}</h2>
-        <DeliveryList
-          deliveries={order.webhookDeliveries ?? []}
-          empty={t("order.deliveriesEmpty")}
-          onRefresh={refresh}
-        />
-      </div>
+      {!agent ? (
+        <div className="card">
+          <h2>{t("order.deliveries")}</h2>
+          <DeliveryList
+            deliveries={order.webhookDeliveries ?? []}
+            empty={t("order.deliveriesEmpty")}
+            onRefresh={refresh}
+          />
+        </div>
+      ) : null}
 
       {confirming ? (
         <ConfirmDialog

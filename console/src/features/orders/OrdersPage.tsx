@@ -1,3 +1,4 @@
+import "../../shared/ui/desk.css";
 import { useEffect, useMemo, useState, type FormEvent } from "react";
 import { Link, useLocation, useNavigate, useSearchParams } from "react-router";
 import { useQuery } from "urql";
@@ -10,6 +11,10 @@ import { Pager } from "../../shared/ui/Pager.tsx";
 import { StatusBadge } from "../../shared/ui/StatusBadge.tsx";
 import { applyOrderEvent, pageState, type OrdersPageState } from "./apply-order-event.ts";
 import { readOrdersParams, toFilter, writeOrdersParams, type OrdersQueryParams } from "./orders-url.ts";
+import { exportUrl } from "./export-url.ts";
+import { useViewer } from "../../shared/session/viewer.tsx";
+import { canWorkOrders, isAgent } from "../../shared/session/permissions.ts";
+import { GettingStartedCard } from "../getting-started/GettingStartedCard.tsx";
 
 export const OrderRowFields = graphql(`
   fragment OrderRowFields on Order {
@@ -54,6 +59,8 @@ interface PagingState {
 
 export function OrdersPage() {
   const { t, dateTime, money, timeZone } = useI18n();
+  const viewer = useViewer();
+  const role = viewer.user?.role;
   const [search] = useSearchParams();
   const navigate = useNavigate();
   const location = useLocation();
@@ -105,7 +112,13 @@ export function OrdersPage() {
         <p className={`live-state live-state-${socketState}`} data-testid="live-state" data-state={socketState} role="status">
           {socketState === "live" ? t("orders.live") : t("orders.reconnecting")}
         </p>
+        {canWorkOrders(role) ? (
+          <a className="button-link" href={exportUrl(filter, viewer.mode === "LIVE" ? "live" : "test", { needsReply: params.needsReply })} download title={t("orders.exportHint")} data-testid="export-csv">
+            {t("orders.export")}
+          </a>
+        ) : null}
       </div>
+      {role && !isAgent(role) ? <GettingStartedCard /> : null}
       <OrderFilters params={params} onApply={onFilter} />
       <ErrorBanner error={result.error} />
       <p className="muted small">{t("common.timeZone", { zone: timeZone })}</p>

@@ -18,6 +18,7 @@ const PolicyQuery = graphql(`
       smsFallback {
         errorCodes
       }
+      followUpAfter
     }
   }
 `);
@@ -36,6 +37,7 @@ const UpdatePolicyMutation = graphql(`
         smsFallback {
           errorCodes
         }
+        followUpAfter
       }
       userErrors {
         code
@@ -55,6 +57,7 @@ interface Draft {
   timeZone: string;
   sms: boolean;
   smsCodes: string;
+  followUpAfter: string;
 }
 
 /** A userError's field path without the leading "input": "reminders.1", "quietHours.timeZone". */
@@ -81,6 +84,7 @@ export function SettingsPage() {
       timeZone: policy.quietHours?.timeZone ?? timeZone,
       sms: Boolean(policy.smsFallback),
       smsCodes: (policy.smsFallback?.errorCodes ?? [131026]).join(", "),
+      followUpAfter: policy.followUpAfter,
     });
   }, [result.data, timeZone]);
 
@@ -95,6 +99,7 @@ export function SettingsPage() {
         expireAfter: draft.expireAfter.trim() || null,
         quietHours: draft.quiet ? { start: draft.start, end: draft.end, timeZone: draft.timeZone } : null,
         smsFallback: draft.sms ? { errorCodes: smsCodesOf(draft.smsCodes) } : null,
+        followUpAfter: draft.followUpAfter.trim() || null,
       },
     });
     const failure = mutationErrorMessage(outcome.error, t);
@@ -104,7 +109,7 @@ export function SettingsPage() {
     setSaved(userErrors.length === 0);
   };
   const errorFor = (field: string) => errors.filter((e) => e.field === field).map((e) => e.message).join("; ");
-  const shown = new Set(["reminders", "reminders.0", "reminders.1", "reminders.2", "expireAfter", "quietHours", "quietHours.start", "quietHours.end", "quietHours.timeZone"]);
+  const shown = new Set(["reminders", "reminders.0", "reminders.1", "reminders.2", "expireAfter", "quietHours", "quietHours.start", "quietHours.end", "quietHours.timeZone", "followUpAfter"]);
   const isSmsField = (field: string) => field === "smsFallback" || field.startsWith("smsFallback.");
   const smsErrors = errors.filter((e) => isSmsField(e.field)).map((e) => e.message).join("; ");
   const general = errors.filter((e) => !shown.has(e.field) && !isSmsField(e.field));
@@ -213,6 +218,17 @@ export function SettingsPage() {
           <span className="field-error" data-field="smsFallback.errorCodes">
             {smsErrors}
           </span>
+        </fieldset>
+        <fieldset disabled={readOnly}>
+          <legend>{t("settings.followUpAfter")}</legend>
+          <label>
+            {t("settings.followUpAfter")}
+            <input name="followUpAfter" dir="ltr" value={draft.followUpAfter} aria-invalid={errorFor("followUpAfter") ? true : undefined} onChange={(e) => setDraft({ ...draft, followUpAfter: e.target.value })} />
+            <span className="muted small">{t("settings.followUpAfterHint")}</span>
+            <span className="field-error" data-field="followUpAfter">
+              {errorFor("followUpAfter")}
+            </span>
+          </label>
         </fieldset>
         {general.length ? (
           <p className="error" role="alert">

@@ -6,7 +6,7 @@ import { signIn } from "../../shared/session/session-api.ts";
 
 /** Where to go after signing in: only a path inside the console (never another site). */
 function safeNext(next: string | null): string {
-  return next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/sign-in") ? next : "/orders";
+  return next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/sign-in") ? next : "/"; // "/": each role's home (App.tsx)
 }
 
 export function SignInPage() {

@@ -2,6 +2,8 @@
  * Every string the console shows, in English and Arabic. Components never hold text: they call t(key).
  * `{name}` placeholders are filled by t(key, { name }).
  */
+import { followUpAr, followUpEn } from "./follow-up-messages.ts";
+
 export const en = {
   "conversation.title": "Conversation",
   "conversation.sender.CUSTOMER": "Customer",
@@ -307,6 +309,7 @@ export const en = {
   "settings.smsFallbackEnabled": "Send an SMS with the confirmation page when WhatsApp cannot deliver",
   "settings.smsFallbackCodes": "WhatsApp error codes",
   "settings.smsFallbackHint": "Comma-separated, e.g. 131026 (not on WhatsApp). Live mode needs SMS_PROVIDER.",
+  ...followUpEn,
   "nav.stores": "Stores",
   "stores.title": "Stores",
   "stores.intro": "Connect your store: new cash-on-delivery orders get a WhatsApp confirmation by themselves, and the customer's answer goes back to the store order.",
@@ -684,6 +687,7 @@ export const ar: Record<MessageKey, string> = {
   "settings.smsFallbackEnabled": "أرسل رسالة نصية برابط صفحة التأكيد عندما يتعذّر التوصيل عبر واتساب",
   "settings.smsFallbackCodes": "رموز أخطاء واتساب",
   "settings.smsFallbackHint": "مفصولة بفواصل، مثل 131026 (الرقم ليس على واتساب). الوضع المباشر يتطلب SMS_PROVIDER.",
+  ...followUpAr,
   "nav.stores": "المتاجر",
   "stores.title": "المتاجر",
   "stores.intro": "اربط متجرك: تصل طلبات الدفع عند الاستلام الجديدة إلى العميل عبر واتساب تلقائيًا، ويعود رده إلى طلب المتجر.",

@@ -9,6 +9,8 @@ import { LiveOrdersProvider } from "../live-orders.tsx";
 import { NeedsReplyCount } from "../../features/conversation/NeedsReplyCount.tsx";
 import { ErrorBanner } from "../ui/errors.tsx";
 import type { Mode } from "../graphql/client.ts";
+import type { UserRole } from "../../gql/graphql.ts";
+import { canSee, type Page } from "../session/permissions.ts";
 
 const ViewerQueryDocument = graphql(`
   query Viewer {
@@ -62,7 +64,8 @@ export function Layout() {
             </p>
           ) : null}
           <main id="main" tabIndex={-1}>
-            <Outlet />
+            {/* A page the role may not use (typed or bookmarked): its own desk instead of a FORBIDDEN banner. */}
+            {pageAllowed(viewer.user?.role, location.pathname) ? <Outlet /> : <Navigate to="/follow-ups" replace />}
           </main>
         </div>
       </LiveOrdersProvider>
@@ -71,16 +74,22 @@ export function Layout() {
 }
 
 const NAV = [
-  { to: "/orders", label: "nav.orders" },
-  { to: "/analytics", label: "nav.analytics" },
-  { to: "/keys", label: "nav.keys" },
-  { to: "/webhooks", label: "nav.webhooks" },
-  { to: "/stores", label: "nav.stores" },
-  { to: "/settings", label: "nav.settings" },
+  { to: "/follow-ups", label: "nav.followUps", page: "followUps" },
+  { to: "/orders", label: "nav.orders", page: "orders" },
+  { to: "/analytics", label: "nav.analytics", page: "analytics" },
+  { to: "/keys", label: "nav.keys", page: "keys" },
+  { to: "/webhooks", label: "nav.webhooks", page: "webhooks" },
+  { to: "/stores", label: "nav.stores", page: "stores" },
+  { to: "/settings", label: "nav.settings", page: "settings" },
   // The audit log is for admins only (others get FORBIDDEN).
-  { to: "/security", label: "nav.security", adminOnly: true },
-  { to: "/explorer", label: "nav.explorer" },
-] as const;
+  { to: "/security", label: "nav.security", page: "security" },
+  { to: "/explorer", label: "nav.explorer", page: "explorer" },
+] as const satisfies readonly { to: string; label: string; page: Page }[];
+
+function pageAllowed(role: UserRole | undefined, pathname: string): boolean {
+  const entry = NAV.find(({ to }) => pathname === to || pathname.startsWith(`${to}/`));
+  return !entry || canSee(role, entry.page);
+}
 
 /**
  * The explorer's page is served with its own CSP (inline styles for its editor), which applies to the document the
@@ -91,7 +100,7 @@ function crossesExplorer(from: string, to: string): boolean {
   return isExplorer(from) !== isExplorer(to);
 }
 
-function Header(props: { merchantName: string; email: string; role: "ADMIN" | "VIEWER" }) {
+function Header(props: { merchantName: string; email: string; role: UserRole }) {
   const { t, language, setLanguage } = useI18n();
   const location = useLocation();
   const { mode, setMode, restart } = useConsole();
@@ -110,7 +119,7 @@ function Header(props: { merchantName: string; email: string; role: "ADMIN" | "V
       </div>
       <NeedsReplyCount />
       <nav className="nav" aria-label={t("nav.label")}>
-        {NAV.filter((item) => !("adminOnly" in item) || props.role === "ADMIN").map(({ to, label }) => (
+        {NAV.filter(({ page }) => canSee(props.role, page)).map(({ to, label }) => (
           <NavLink key={to} to={to} reloadDocument={crossesExplorer(location.pathname, to)}>
             {t(label)}
           </NavLink>

@@ -1,7 +1,10 @@
 import { createContext, useContext } from "react";
 import type { ViewerQuery } from "../../gql/graphql.ts";
 
-export type ViewerInfo = ViewerQuery["viewer"] & { canWrite: boolean };
+export type ViewerInfo = ViewerQuery["viewer"] & {
+  /** Admins (and agents for the follow-up desk's changes): false for viewers, who see no buttons that would fail. */
+  canWrite: boolean;
+};
 
 export const ViewerContext = createContext<ViewerInfo | null>(null);
 
