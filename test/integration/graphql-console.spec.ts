@@ -143,6 +143,11 @@ function mutationDocuments(ids: { order: string; key: string; endpoint: string; 
     updateConfirmationPolicy: `mutation { updateConfirmationPolicy(input: { reminders: ["1h"] }) { policy { reminders } } }`,
     recordCustomerAnswer: `mutation { recordCustomerAnswer(orderId: "${ids.order}", action: APPROVE, channel: PHONE) { order { id status } } }`,
     sendOrderMessage: `mutation { sendOrderMessage(orderId: "${ids.order}", text: "Hello") { message { id } } }`,
+    // Store connections (SPEC §13): the viewer is refused before the id is even looked up.
+    updateStoreConnection: `mutation { updateStoreConnection(id: "${ids.order}", input: { codOnly: false }) { connection { id } } }`,
+    disconnectStore: `mutation { disconnectStore(id: "${ids.order}") { connection { id } } }`,
+    connectWooCommerceStore: `mutation { connectWooCommerceStore(input: { url: "https://shop.example.com", consumerKey: "ck_x", consumerSecret: "cs_x", mode: TEST }) { connection { id } } }`,
+    createSallaLinkCode: "mutation { createSallaLinkCode(mode: TEST) { code } }",
   };
 }
 
