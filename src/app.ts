@@ -150,6 +150,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     bus,
     logger,
     queued: () => conversationSender.wake(),
+    smsOf: (orderId) => smsOutbox.ofOrder(orderId),
   });
   const confirmationPages = new ConfirmationPageService(
     new PageTokens(secrets.current.key),

@@ -78,6 +78,10 @@ describe("test mode", () => {
     expect(timeline[3].detail).toMatchObject({ sms: "fallback", provider: "simulator", segments: 1 });
     // A repeated failure report changes nothing and sends nothing more.
     expect((await fail(order.id)).body.status).toBe("pending");
+    // The SMS is part of the order's conversation (SPEC §11 kind SMS), after the confirmation.
+    const conversation = (await shop.test.get(`/api/v1/orders/${order.id}/messages`)).body.data;
+    expect(conversation.map((message: { kind: string }) => message.kind)).toEqual(["confirmation", "sms"]);
+    expect(conversation[1]).toMatchObject({ direction: "outbound", sender: "service", text: sms.text, status: "sent" });
 
     // The customer opens the link from the SMS and approves.
     const page = await fetch(link.replace("localhost", "127.0.0.1"));

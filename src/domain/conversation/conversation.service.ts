@@ -87,8 +87,22 @@ export interface ConversationServiceDeps {
   logger: Logger;
   /** Called after a message was queued for sending (the conversation sender looks at once). */
   queued: () => void;
+  /** The order's SMS (SPEC §12 fallback and SMS reminders), shown in the conversation as kind `sms`. */
+  smsOf?: (orderId: string) => Promise<ConversationSms[]>;
   clock?: () => Date;
 }
+
+/** What the conversation shows of an SMS (kept by the SMS outbox, not in order_messages). */
+export interface ConversationSms {
+  id: string;
+  state: string;
+  body: string | null;
+  createdAt: string;
+  sentAt: string | null;
+}
+
+/** An SMS's state as a message status: sent, delivered or failed; null while it waits or is being sent. */
+const SMS_STATUS: Record<string, string> = { sent: "sent", delivered: "delivered", failed: "failed" };
 
 /**
  * The order's conversation (SPEC §11): customers' texts and choices, the service's automatic replies, merchant
@@ -257,7 +271,22 @@ export class ConversationService {
     const rows = await this.deps.repository.conversation(order.id, MAX_CONVERSATION_MESSAGES);
     const needsTemplate = rows.some((row) => row.kind === "confirmation" || row.kind === "reminder");
     const facts = needsTemplate ? await this.deps.repository.order(order.id) : null;
-    return rows.map((row) => this.view(row, order, facts));
+    const messages = rows.map((row) => this.view(row, order, facts));
+    const sms = this.deps.smsOf ? await this.deps.smsOf(order.id) : [];
+    if (sms.length === 0) return messages;
+    const smsMessages = sms
+      .filter((record) => record.state !== "skipped" && record.state !== "canceled")
+      .map((record): OrderMessageView => ({
+        id: record.id,
+        direction: "outbound",
+        sender: "service",
+        kind: "sms",
+        text: record.body,
+        at: record.sentAt ?? record.createdAt,
+        status: SMS_STATUS[record.state] ?? null,
+      }));
+    // Oldest first, the newest MAX_CONVERSATION_MESSAGES of both.
+    return [...messages, ...smsMessages].sort((a, b) => a.at.localeCompare(b.at)).slice(-MAX_CONVERSATION_MESSAGES);
   }
 
   private view(row: ConversationRow, order: ConversationSubject, facts: ConversationOrder | null): OrderMessageView {
