@@ -209,7 +209,7 @@ describe("bad input on the new routes (4xx, never 5xx)", () => {
     expect((await fresh.test.get("/api/v1/confirmation-policy")).body.followUpAfter).toBe("2h");
     const set = await fresh.test.put("/api/v1/confirmation-policy", { reminders: [], followUpAfter: "30m" });
     expect(set.status).toBe(200);
-    expect(set.body).toEqual({ reminders: [], expireAfter: null, quietHours: null, followUpAfter: "30m" });
+    expect(set.body).toEqual({ reminders: [], expireAfter: null, quietHours: null, smsFallback: null, followUpAfter: "30m" });
     const omitted = await fresh.test.put("/api/v1/confirmation-policy", { reminders: ["1h"] });
     expect(omitted.body.followUpAfter).toBe("2h");
     for (const bad of ["soon", "8d", "1s", 5, "0h"]) {
