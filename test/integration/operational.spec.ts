@@ -157,7 +157,7 @@ describe("OpenAPI document", () => {
     const parameters = doc.paths["/api/v1/orders"].get.parameters as any[];
     const byName = Object.fromEntries(parameters.filter((p) => p.in === "query").map((p) => [p.name, p]));
     expect(Object.keys(byName).sort()).toEqual(
-      ["createdFrom", "createdTo", "cursor", "customerPhone", "externalOrderId", "limit", "search", "status"].sort(),
+      ["createdFrom", "createdTo", "cursor", "customerPhone", "externalOrderId", "limit", "needsFollowUp", "needsReply", "search", "status"].sort(),
     );
     expect(byName.limit.schema).toMatchObject({ minimum: 1, maximum: 100, default: 20 });
     expect(byName.search.schema).toMatchObject({ type: "string", minLength: 1, maxLength: 100 });
