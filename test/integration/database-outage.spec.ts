@@ -150,7 +150,9 @@ describe("class 4: a database outage", () => {
 
     const outageLogs = logLines.slice(logsBefore);
     expect(outageLogs.filter((line) => line.level >= 50), JSON.stringify(outageLogs.filter((line) => line.level >= 50).slice(0, 2))).toEqual([]);
-    expect(outageLogs.length, JSON.stringify(outageLogs.map((line) => line.msg))).toBeLessThanOrEqual(6);
+    // One throttled warning for the transports and one per background worker (webhooks, scheduler, SMS sender,
+    // conversation sender, store intake and write-back), whatever the number of requests.
+    expect(outageLogs.length, JSON.stringify(outageLogs.map((line) => line.msg))).toBeLessThanOrEqual(8);
     // No line per request: the transports share one throttled warning (workers keep their own, also throttled).
     expect(outageLogs.filter((line) => line.reqId)).toEqual([]);
     expect(outageLogs.filter((line) => /database unavailable/.test(line.msg))).toHaveLength(1);
@@ -220,7 +222,7 @@ describe("class 4: a database outage", () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
         recovered = await shop.test.get("/api/v1/orders");
       }
-      expect(recovered.status).toBe(200);
+      expect(recovered.status, recovered.text).toBe(200);
       console.log(`ALLOW_CONNECTIONS false for ${OUTAGE_MS} ms: only 503 + Retry-After; recovered in ${Math.round(performance.now() - restoredAt)} ms`);
     },
     60_000,

@@ -3,6 +3,7 @@ import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { newId } from "../ids.ts";
 import type { MerchantScope } from "../orders/order.repository.ts";
 import type { StorePlatform } from "./store-connector.ts";
+import { withCheckedOutClient } from "../../db/checked-out-client.ts";
 
 /**
  * Store connections, their activity, the inbound delivery queue and the write-back outbox. The queue statements
@@ -407,7 +408,8 @@ export class StoreRepository {
   // --- write-backs -------------------------------------------------------------------------------------------
 
   async claimWritebacks(limit: number, leaseMs: number, perConnection = 1): Promise<ClaimedWriteback[]> {
-    const client = await this.pool.connect();
+    // A checked-out client's errors (the server ending the connection mid-transaction) must not crash the process.
+    return withCheckedOutClient(this.pool, async (client) => {
     try {
       await client.query("BEGIN");
       // Claims of all instances one after the other (see CLAIM_WRITEBACKS_SQL).
@@ -425,9 +427,8 @@ export class StoreRepository {
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
-    } finally {
-      client.release();
     }
+    });
   }
 
   /** Records an effect as applied (while the lease is ours), so a retry after a crash does not apply it again. */
