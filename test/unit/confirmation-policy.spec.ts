@@ -28,7 +28,7 @@ describe("policy delays", () => {
 
 describe("the policy schema", () => {
   it("defaults every field: {} is the empty policy", () => {
-    expect(schema.parse({})).toEqual(EMPTY_POLICY);
+    expect(schema.parse({})).toEqual({ ...EMPTY_POLICY, followUpAfter: "2h" });
   });
 
   it("accepts a full policy, unchanged", () => {
@@ -37,6 +37,7 @@ describe("the policy schema", () => {
       expireAfter: "7d",
       quietHours: { start: "22:00", end: "09:00", timeZone: "Africa/Cairo" },
       smsFallback: { errorCodes: [131026] },
+      followUpAfter: "4h",
     };
     expect(schema.parse(policy)).toEqual(policy);
   });

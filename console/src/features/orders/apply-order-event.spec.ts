@@ -53,7 +53,8 @@ describe("matchesFilter", () => {
 describe("the orders URL", () => {
   it("round-trips filters and drops what is not valid", () => {
     const params = readOrdersParams(new URLSearchParams("status=PENDING,NOPE&from=2026-11-01&to=bad&q=%20ORD-1%20&after=abc"));
-    expect(params).toEqual({ status: ["PENDING"], from: "2026-11-01", to: "", q: "ORD-1", after: "abc" });
+    expect(params).toEqual({ status: ["PENDING"], from: "2026-11-01", to: "", q: "ORD-1", needsReply: false, after: "abc" });
+    expect(readOrdersParams(new URLSearchParams("needsReply=1")).needsReply).toBe(true);
     expect(writeOrdersParams(params).toString()).toBe("status=PENDING&from=2026-11-01&q=ORD-1&after=abc");
   });
 
