@@ -64,9 +64,11 @@ describe("the Security page", () => {
     await viewer.signIn(VIEWER.email, VIEWER.password);
     await viewer.page.getByTestId("signed-in-as").waitFor();
     expect(await viewer.nav("Security").count()).toBe(0);
+    // Typed or bookmarked, the page is not shown: the role's own desk (the follow-up queue) opens instead, and the
+    // server would refuse auditLog anyway (FORBIDDEN, tested over GraphQL).
     await viewer.goto("/security");
-    await expect.poll(() => viewer.page.getByRole("alert").first().textContent()).toMatch(/admin/i);
-    expect(await viewer.page.getByTestId("audit-table").locator("tbody tr").count()).toBe(0);
+    await viewer.page.waitForURL(/\/follow-ups$/);
+    expect(await viewer.page.getByTestId("audit-table").count()).toBe(0);
     await viewer.close();
   });
 
