@@ -442,6 +442,14 @@ async function applyItem(item: Exclude<CallbackItem, StatusItem>, orders: OrderS
       const orderId = quoted ?? pending[0]?.id ?? null;
       // No order: nothing is stored, no merchant sees it.
       if (!orderId) return { item: item.kind, id: item.messageId, orderId: null, outcome: "not_found" };
+      // Defence in depth (SPEC §14), as for taps: a reply quoting one of our messages counts only from that order's
+      // own customer, on a live order (the pending orders found by phone are the sender's own already).
+      if (quoted) {
+        const customer = await orders.customerOf(quoted);
+        if (!customer || customer.mode !== "live" || !item.from || customer.customerPhone !== item.from) {
+          return { item: item.kind, id: item.messageId, orderId: null, outcome: "not_found" };
+        }
+      }
       const result = await conversations.receiveText(orderId, { text: item.text, providerMessageId: item.messageId, providerEvent: once(item.key), via: "whatsapp" });
       if (result.outcome === "applied" || result.outcome === "unchanged" || result.outcome === "rejected") conversations.markRead("live", item.messageId);
       return { item: item.kind, id: item.messageId, orderId, outcome: result.outcome };

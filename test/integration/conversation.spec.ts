@@ -91,6 +91,14 @@ describe("clear answers act like the tap", () => {
     });
   }
 
+  it("a reply quoting our message from another number changes nothing and stores nothing (SPEC §14)", async () => {
+    const order = await placeLive(shop, { customerPhone: randomPhone() });
+    await callback(conversationCallback([textMessage({ from: randomPhone(), body: "نعم", contextId: order.wamid })]));
+    expect((await shop.live.get(`/api/v1/orders/${order.id}`)).body.status).toBe("pending");
+    expect((await messagesOf(shop, order.id)).map((message) => message.kind)).toEqual(["confirmation"]);
+    expect((await server.outbox(order.id)).map((event) => event.type)).toEqual(["order.created"]);
+  });
+
   it("without context, the phone's one pending order is the one answered", async () => {
     const phone = randomPhone();
     const order = await placeLive(shop, { customerPhone: phone });
