@@ -2,7 +2,7 @@ import type pg from "pg";
 import { Prisma } from "../../generated/prisma/client.ts";
 import { filterConditions } from "./order-filter-sql.ts";
 import { searchConditions } from "./order-search.ts";
-import type { MerchantScope } from "./order.repository.ts";
+import type { MerchantScope } from "./merchant-scope.ts";
 import type { OrderFilter } from "./order.schemas.ts";
 import { ISO_MS } from "./order-sql.ts";
 

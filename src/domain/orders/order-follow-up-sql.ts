@@ -1,5 +1,5 @@
 import { Prisma } from "../../generated/prisma/client.ts";
-import type { MerchantScope } from "./order.repository.ts";
+import type { MerchantScope } from "./merchant-scope.ts";
 
 /**
  * The follow-up queue (SPEC §15, OrderFilter.needsFollowUp): pending orders that need a person, either because

@@ -1,6 +1,7 @@
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { SecretBox } from "./secret-box.ts";
 import { endpointSecretContext } from "../webhooks/endpoint-secret-context.ts";
+import { credentialsContext } from "../stores/credentials-context.ts";
 
 /**
  * Where sealed secrets live. A SQL migration cannot seal anything (it does not know SECRETS_KEY), so the sealing of
@@ -23,6 +24,13 @@ export const SEALED_COLUMNS: readonly SealedColumns[] = [
     id: "id",
     columns: ["secret", "previous_secret"],
     context: endpointSecretContext,
+  },
+  {
+    // Store credentials (SPEC §13): tokens, consumer keys and secrets, webhook secrets, as one sealed JSON.
+    table: "store_connections",
+    id: "id",
+    columns: ["credentials"],
+    context: credentialsContext,
   },
 ];
 

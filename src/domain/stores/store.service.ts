@@ -10,6 +10,9 @@ import { normalisePhone } from "./phone.ts";
 import type { StoreConnector, StoreCredentials, StoreEvent, StorePlatform } from "./store-connector.ts";
 import type { ActivityRecord, ConnectionRecord, StoreRepository } from "./store.repository.ts";
 import { defaultSettings, readSettings, storeSettingsInput, type StoreSettings } from "./store-settings.ts";
+import { credentialsContext } from "./credentials-context.ts";
+
+export { credentialsContext };
 
 /** A connection as the doors show it: never its credentials. */
 export interface StoreConnectionView {
@@ -422,9 +425,6 @@ export class StoreService {
   }
 }
 
-export function credentialsContext(connectionId: string): string {
-  return `store_connection:${connectionId}:credentials`;
-}
 
 function expiryOf(credentials: StoreCredentials): Date | null {
   return credentials.accessTokenExpiresAt ? new Date(credentials.accessTokenExpiresAt) : null;
