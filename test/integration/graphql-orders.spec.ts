@@ -502,7 +502,7 @@ describe("unexpected errors", () => {
 describe("production mode", () => {
   let production: TestServer;
   beforeAll(async () => {
-    production = await startTestServer({ NODE_ENV: "production" });
+    production = await startTestServer({ NODE_ENV: "production", SECRETS_KEY: Buffer.alloc(32, 9).toString("base64") });
   });
   afterAll(() => production?.close());
 
