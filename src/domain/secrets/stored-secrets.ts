@@ -1,5 +1,5 @@
 import type { PrismaClient } from "../../generated/prisma/client.ts";
-import { SecretBox } from "./secret-box.ts";
+import { SEALED_PREFIX, SecretBox } from "./secret-box.ts";
 import { endpointSecretContext } from "../webhooks/endpoint-secret-context.ts";
 import { credentialsContext } from "../stores/credentials-context.ts";
 
@@ -43,9 +43,12 @@ export interface ResealReport {
   examined: number;
 }
 
-/** Seals every stored secret that is still plain text with the box's current key. */
+/**
+ * Seals every stored secret that is still plain text with the box's current key. It runs at every start, so only
+ * the plain-text values are read (an index-free filter, but no row is sent back once everything is sealed).
+ */
 export async function sealPlaintextSecrets(prisma: PrismaClient, box: SecretBox): Promise<ResealReport> {
-  return rewriteSecrets(prisma, box, (value) => !SecretBox.isSealed(value), (value) => value);
+  return rewriteSecrets(prisma, box, (value) => !SecretBox.isSealed(value), (value) => value, `NOT LIKE '${SEALED_PREFIX}%'`);
 }
 
 /**
@@ -66,6 +69,8 @@ async function rewriteSecrets(
   box: SecretBox,
   needsWork: (value: string) => boolean,
   plaintextOf: (value: string, context: string) => string,
+  /** A condition on the column's value that every value needing work meets (read fewer rows), e.g. NOT LIKE … */
+  candidates = "IS NOT NULL",
 ): Promise<ResealReport> {
   const report: ResealReport = { sealed: 0, examined: 0 };
   for (const target of SEALED_COLUMNS) {
@@ -75,7 +80,7 @@ async function rewriteSecrets(
         // Keyset pages over the primary key: bounded memory whatever the table's size.
         const rows = await prisma.$queryRawUnsafe<{ id: string; value: string }[]>(
           `SELECT ${target.id}::text AS id, ${column} AS value FROM ${target.table}
-            WHERE ${target.id} > $1::uuid AND ${column} IS NOT NULL ORDER BY ${target.id} LIMIT ${BATCH}`,
+            WHERE ${target.id} > $1::uuid AND ${column} ${candidates} ORDER BY ${target.id} LIMIT ${BATCH}`,
           after,
         );
         for (const row of rows) {
