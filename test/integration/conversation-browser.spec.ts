@@ -91,6 +91,8 @@ describe("the conversation in the simulator and the console", () => {
     expect(await count.getAttribute("data-count")).toBe("1");
     await count.click();
     await session.page.locator(`tr[data-order-id="${question.id}"]`).waitFor();
+    // The filtered list replaces the full one: wait for the confirmed order's row to leave before counting.
+    await session.page.locator(`tr[data-order-id="${yes.id}"]`).waitFor({ state: "detached" });
     expect(await session.page.locator("tbody tr").count()).toBe(1);
     expect(await session.page.locator('input[name="needsReply"]').isChecked()).toBe(true);
 
