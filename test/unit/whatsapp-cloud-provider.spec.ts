@@ -24,9 +24,12 @@ const message: OrderConfirmationMessage = {
   currency: "GBP",
 };
 
-const provider = (policy: Partial<RetryPolicy> = {}) =>
+// A generous per-request timeout by default: on a loaded machine the first request can take longer than a short
+// one, and a timed-out first attempt would be retried (two requests where the test expects one). The timeout
+// test sets its own short one.
+const provider = (policy: Partial<RetryPolicy> = {}, timeoutMs = 5_000) =>
   new WhatsAppCloudProvider(
-    { apiUrl: `${fake.apiUrl}/`, phoneNumberId: "271828182845904", accessToken: "secret-token", templateName: "order_confirmation", reminderTemplateName: "order_confirmation_reminder", timeoutMs: 200 },
+    { apiUrl: `${fake.apiUrl}/`, phoneNumberId: "271828182845904", accessToken: "secret-token", templateName: "order_confirmation", reminderTemplateName: "order_confirmation_reminder", timeoutMs },
     { maxAttempts: 3, budgetMs: 3000, backoffMs: () => 10, ...policy },
   );
 
@@ -63,7 +66,7 @@ describe("WhatsAppCloudProvider", () => {
 
   it("a timeout is reported as such", async () => {
     fake.forRecipient(message.customerPhone, reply.delay(1000));
-    const result = await provider({ maxAttempts: 1 }).sendOrderConfirmation(message);
+    const result = await provider({ maxAttempts: 1 }, 200).sendOrderConfirmation(message);
     expect(result).toMatchObject({ outcome: "unavailable", errorCode: null, detail: "attempt 1: timed out after 200 ms" });
   });
 });
