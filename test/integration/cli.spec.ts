@@ -263,13 +263,14 @@ describe("merchants and keys", () => {
       json(await ocs("keys", "revoke", created.key.id, "--json"));
       const revokedAt = Date.now();
       let response = await client.get("/api/v1/orders");
-      while (response.status === 200 && Date.now() - revokedAt < 8_000) {
+      // The cache holds a key for 5 s; the bound leaves room for a loaded machine's slow requests.
+      while (response.status === 200 && Date.now() - revokedAt < 12_000) {
         await new Promise((resolve) => setTimeout(resolve, 250));
         response = await client.get("/api/v1/orders");
       }
       expect(response.status).toBe(401);
       expect(response.body).toMatchObject({ success: false, error: "UNAUTHORIZED" });
-      expect(Date.now() - revokedAt).toBeLessThan(7_000);
+      expect(Date.now() - revokedAt).toBeLessThan(10_000);
     });
 
     it("after the server stops, the CLI opens the data dir itself", async () => {
