@@ -12,7 +12,7 @@
  *   npm run bench:store-platforms
  *   BENCH_STORE_ORDERS=200 BENCH_ROUNDS=1 BENCH_DATABASES=pglite npm run bench:store-platforms     # quick check
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import os from "node:os";
 import { signSallaBody } from "../src/providers/salla/webhook-signature.ts";
 import { signWooCommerceBody } from "../src/providers/woocommerce/webhook-signature.ts";
@@ -118,7 +118,7 @@ async function benchDatabase(kind: DatabaseKind, runs: Run[]): Promise<void> {
   const scope = { merchantId: created.merchant.id, mode: "test" as const };
   const key = created.keys.test;
 
-  const wooConnection = await services.wooCommerce.connect(scope, { url: woo.url, consumerKey: woo.consumerKey, consumerSecret: woo.consumerSecret }, { kind: "USER", id: "bench" });
+  const wooConnection = await services.wooCommerce.connect(scope, { url: woo.url, consumerKey: woo.consumerKey, consumerSecret: woo.consumerSecret }, { kind: "USER", id: randomUUID() } /* a console user (the audit log reads users by uuid) */);
   const wooSecret = woo.webhook.secret;
   const sallaStore = 424242;
   const { code } = await services.sallaLinks!.createCode(scope);

@@ -11,7 +11,7 @@
  *   npm run bench:stores
  *   BENCH_ORDERS=300 BENCH_WRITEBACKS=400 BENCH_DATABASES=pglite npm run bench:stores
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { FakeShopify, shopifyOrder } from "../test/support/fake-shopify.ts";
 import { exchangeCode } from "../src/providers/shopify/shopify-oauth.ts";
 import { listEnv, log, numberEnv, provision, startBenchService, type DatabaseKind } from "./harness.ts";
@@ -63,7 +63,7 @@ async function runDatabase(kind: DatabaseKind): Promise<void> {
       shop,
       "bench-code",
     );
-    const connection = await services.stores.connect(scope, "shopify", shop, credentials, { kind: "USER", id: "bench" });
+    const connection = await services.stores.connect(scope, "shopify", shop, credentials, { kind: "USER", id: randomUUID() });
     if (!connection) throw new Error("could not connect the bench shop");
     const prisma = services.database.prisma;
 

@@ -143,13 +143,7 @@ export class StoreWritebackWorker {
     try {
       context = await service.writebackContext(writeback.connectionId);
     } catch (error) {
-      const retriable = (error as { retriable?: boolean }).retriable !== false;
-      if (!retriable) {
-        await service.markUnauthorized(writeback.connectionId, "token refresh refused");
-        await this.finish(writeback, "failed", "token refresh refused");
-        return;
-      }
-      await this.retry(writeback, { kind: "retry", error: `token refresh: ${(error as Error).message}`, retryAfterMs: null, statusCode: null, throttled: false });
+      await this.refreshFailed(writeback, error);
       return;
     }
     const connector = context ? service.connector(context.platform) : null;
@@ -157,7 +151,9 @@ export class StoreWritebackWorker {
       await this.finish(writeback, "failed", "store disconnected");
       return;
     }
-    const { credentials } = context;
+    let { credentials } = context;
+    /** A 401 is answered once per write-back with a refresh (or another instance's new token) and the same call again. */
+    let refreshedAfterRefusal = false;
     const connection = context;
     const effects = effectsFor(writeback.outcome, connection.settings, writeback.held);
     const pending = effects.map(effectKey).filter((key) => !writeback.doneEffects.includes(key));
@@ -168,8 +164,24 @@ export class StoreWritebackWorker {
       const last = key === pending.at(-1);
       const wait = (this.paceUntil.get(writeback.connectionId) ?? 0) - Date.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      const calledAt = Date.now();
-      const result = await connector.writeBack(effect, { shop: connection.shop, storeOrderId: writeback.storeOrderId, credentials });
+      let calledAt = Date.now();
+      let result = await connector.writeBack(effect, { shop: connection.shop, storeOrderId: writeback.storeOrderId, credentials });
+      if (result.kind === "unauthorized" && !refreshedAfterRefusal) {
+        // The access token was refused before its stored expiry (revoked, or expired early): refresh once, try again.
+        refreshedAfterRefusal = true;
+        let renewed;
+        try {
+          renewed = await service.credentialsAfterRefusal(writeback.connectionId, credentials.accessToken);
+        } catch (error) {
+          await this.refreshFailed(writeback, error);
+          return;
+        }
+        if (renewed) {
+          credentials = renewed;
+          calledAt = Date.now();
+          result = await connector.writeBack(effect, { shop: connection.shop, storeOrderId: writeback.storeOrderId, credentials });
+        }
+      }
       if (result.kind === "done") {
         if (result.pace) {
           // The bucket is short of the next call's cost: this store waits (all instances, through the claim). The
@@ -204,6 +216,19 @@ export class StoreWritebackWorker {
     if (!(await stores.writebackSucceeded(writeback, applied.at(-1) ?? null, all, new Date()))) {
       this.deps.logger.warn({ writebackId: writeback.id }, "store write-back outlived its lease; another claim decides it");
     }
+  }
+
+  /**
+   * A token refresh that threw: refused by the store (`retriable: false`, the grant is gone: the connection needs
+   * the merchant to reconnect or reinstall) or not answered (tried again on the retry schedule).
+   */
+  private async refreshFailed(writeback: ClaimedWriteback, error: unknown): Promise<void> {
+    if ((error as { retriable?: boolean }).retriable === false) {
+      await this.deps.service.markUnauthorized(writeback.connectionId, "token refresh refused");
+      await this.finish(writeback, "failed", "token refresh refused");
+      return;
+    }
+    await this.retry(writeback, { kind: "retry", error: `token refresh: ${(error as Error).message}`, retryAfterMs: null, statusCode: null, throttled: false });
   }
 
   private async retry(writeback: ClaimedWriteback, result: Extract<WritebackResult, { kind: "retry" | "not_ready" }>): Promise<void> {

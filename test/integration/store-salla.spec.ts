@@ -179,6 +179,51 @@ describe("Salla write-back", () => {
     expect(salla.notes.filter((note) => note.orderId === canceled.storeOrderId).map((note) => note.note)).toEqual(["cod-canceled (order confirmation over WhatsApp)"]);
   });
 
+  it("expired → a history note; with cancelOnExpiry also the status slug canceled", async () => {
+    const kept = await newOrder();
+    await server.app.services.orderService.expire(kept.orderId);
+    await expect.poll(() => salla.notes.filter((note) => note.orderId === kept.storeOrderId).map((note) => note.note)).toEqual([
+      "cod-unconfirmed (order confirmation over WhatsApp)",
+    ]);
+    await expect
+      .poll(async () => (await activityOf(admin.graphql, connectionId)).find((entry) => entry.kind === "writeback_succeeded" && entry.storeOrderId === kept.storeOrderId)?.detail)
+      .toEqual({ outcome: "expired", effects: ["tag:cod-unconfirmed"] });
+    expect(salla.statusUpdates.filter((update) => update.orderId === kept.storeOrderId)).toEqual([]);
+
+    const updated = await admin.graphql.query(UPDATE_STORE, { id: connectionId, input: { cancelOnExpiry: true } });
+    expect(updated.body.data.updateStoreConnection.userErrors).toEqual([]);
+    const canceled = await newOrder();
+    await server.app.services.orderService.expire(canceled.orderId);
+    await expect.poll(() => salla.statusUpdates.filter((update) => update.orderId === canceled.storeOrderId)).toEqual([
+      { merchantId: String(STORE), orderId: canceled.storeOrderId, slug: "canceled", note: "Not confirmed by the customer in time" },
+    ]);
+    expect(salla.notes.filter((note) => note.orderId === canceled.storeOrderId).map((note) => note.note)).toEqual(["cod-unconfirmed (order confirmation over WhatsApp)"]);
+    // The note first, then the status (the order in which the effects are applied).
+    const calls = salla.requests.filter((request) => new RegExp(`^/admin/v2/orders/${canceled.storeOrderId}/`).test(request.path));
+    expect(calls.map((request) => request.path.split("/").at(-1))).toEqual(["histories", "status"]);
+    await admin.graphql.query(UPDATE_STORE, { id: connectionId, input: { cancelOnExpiry: false } });
+  });
+
+  it("canceled without cancelOnCustomerCancel → only the note; failed delivery → the undeliverable note", async () => {
+    await admin.graphql.query(UPDATE_STORE, { id: connectionId, input: { cancelOnCustomerCancel: false } });
+    const canceled = await newOrder();
+    await shop.test.post(`/api/v1/test/orders/${canceled.orderId}/customer-action`, { action: "cancel" });
+    await expect.poll(() => salla.notes.filter((note) => note.orderId === canceled.storeOrderId).map((note) => note.note)).toEqual([
+      "cod-canceled (order confirmation over WhatsApp)",
+    ]);
+    await expect
+      .poll(async () => (await activityOf(admin.graphql, connectionId)).find((entry) => entry.kind === "writeback_succeeded" && entry.storeOrderId === canceled.storeOrderId)?.detail)
+      .toEqual({ outcome: "canceled", effects: ["tag:cod-canceled"] });
+    expect(salla.statusUpdates.filter((update) => update.orderId === canceled.storeOrderId)).toEqual([]);
+
+    const failed = await newOrder();
+    await shop.test.post(`/api/v1/test/orders/${failed.orderId}/delivery`, { status: "failed" });
+    await expect.poll(() => salla.notes.filter((note) => note.orderId === failed.storeOrderId).map((note) => note.note)).toEqual([
+      "cod-undeliverable (order confirmation over WhatsApp)",
+    ]);
+    expect(salla.statusUpdates.filter((update) => update.orderId === failed.storeOrderId)).toEqual([]);
+  });
+
   it("waits out Salla's rate limit (429 with Retry-After) without losing or repeating the write-back", async () => {
     const { storeOrderId, orderId } = await newOrder();
     salla.next(storeReply.rateLimited(1));
@@ -233,6 +278,100 @@ describe("Salla write-back", () => {
     }
     expect(salla.refreshRequests.length - before).toBe(1);
     expect(salla.isRevoked(9090)).toBe(false);
+  });
+
+  /** A store linked to the test merchant with a COD order of ours: its connection id and the order. */
+  async function linkedStoreWithOrder(merchant: number) {
+    await installAndLink(merchant, await linkCode());
+    const connection = (await connections(admin.graphql)).find((entry: any) => entry.shop === String(merchant));
+    const data = salla.orderData();
+    await salla.deliver(webhookUrl, salla.event("order.created", merchant, data));
+    await expect.poll(() => ordersByExternalId(server, shop.keys.test, `salla:${data.id}`)).toHaveLength(1);
+    const [order] = await ordersByExternalId(server, shop.keys.test, `salla:${data.id}`);
+    return { connectionId: connection.id as string, storeOrderId: String(data.id), orderId: order.id as string };
+  }
+  const historyCalls = (storeOrderId: string) => salla.requests.filter((request) => request.path === `/admin/v2/orders/${storeOrderId}/histories`);
+
+  it("refreshes once and writes when Salla refuses a token before its stored expiry (401)", async () => {
+    const { connectionId: id, storeOrderId, orderId } = await linkedStoreWithOrder(6060);
+    // Salla expired (or revoked) the access token early: we still think it is good for 14 days.
+    salla.expireAccessTokens(6060);
+    const before = salla.refreshRequests.length;
+    await shop.test.post(`/api/v1/test/orders/${orderId}/customer-action`, { action: "approve" });
+    await expect.poll(() => salla.notes.filter((note) => note.orderId === storeOrderId)).toHaveLength(1);
+    const calls = historyCalls(storeOrderId);
+    expect(calls.map((request) => request.status)).toEqual([401, 200]);
+    expect(calls[1].headers.authorization).not.toBe(calls[0].headers.authorization);
+    expect(salla.refreshRequests.length - before).toBe(1);
+    expect(salla.isRevoked(6060)).toBe(false);
+    const activity = await activityOf(admin.graphql, id);
+    expect(activity.find((entry) => entry.kind === "token_refreshed")?.detail).toEqual({ reason: "token refused" });
+    expect(activity.find((entry) => entry.kind === "writeback_succeeded")?.detail).toEqual({ outcome: "confirmed", effects: ["tag:cod-confirmed"] });
+    expect((await connections(admin.graphql)).find((entry: any) => entry.id === id)?.status).toBe("ACTIVE");
+  });
+
+  it("answers a 401 seen by two instances with one refresh: the second uses the first's new token", async () => {
+    const { connectionId: id } = await linkedStoreWithOrder(6161);
+    const services = server.app.services;
+    const other = new StoreService(
+      new StoreRepository(services.database.prisma, services.database.pool),
+      services.orderService,
+      services.secrets,
+      { salla: services.stores.connector("salla")! },
+      pino({ level: "silent" }),
+    );
+    const refused = (await services.stores.freshCredentials(id))!.accessToken;
+    salla.expireAccessTokens(6161);
+    salla.tokenDelayMs = 300;
+    const before = salla.refreshRequests.length;
+    try {
+      const [a, b] = await Promise.all([services.stores.credentialsAfterRefusal(id, refused), other.credentialsAfterRefusal(id, refused)]);
+      expect(a?.accessToken).toBeTruthy();
+      expect(a?.accessToken).not.toBe(refused);
+      expect(b?.accessToken).toBe(a?.accessToken);
+      // A write-back that was still holding the old token later: the stored new one, no second refresh.
+      expect((await other.credentialsAfterRefusal(id, refused))?.accessToken).toBe(a?.accessToken);
+    } finally {
+      salla.tokenDelayMs = 0;
+    }
+    expect(salla.refreshRequests.length - before).toBe(1);
+    expect(salla.isRevoked(6161)).toBe(false);
+  });
+
+  it("marks the connection ERROR when the refresh after a 401 is refused, or the new token is refused too", async () => {
+    // The chain was revoked (someone presented its refresh token twice): the access token is refused, and so is
+    // the refresh.
+    const revoked = await linkedStoreWithOrder(6262);
+    const row = await server.app.services.database.prisma.storeConnection.findUniqueOrThrow({ where: { id: revoked.connectionId } });
+    expect(row.status).toBe("active");
+    const stored = (await server.app.services.stores.freshCredentials(revoked.connectionId))!;
+    for (let i = 0; i < 2; i++) {
+      await fetch(`${salla.authUrl}/oauth2/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: stored.refreshToken!, client_id: salla.clientId, client_secret: salla.clientSecret }),
+      });
+    }
+    expect(salla.isRevoked(6262)).toBe(true);
+    let before = salla.refreshRequests.length;
+    await shop.test.post(`/api/v1/test/orders/${revoked.orderId}/customer-action`, { action: "approve" });
+    await expect.poll(async () => (await connections(admin.graphql)).find((entry: any) => entry.id === revoked.connectionId)?.status).toBe("ERROR");
+    expect(historyCalls(revoked.storeOrderId).map((request) => request.status)).toEqual([401]);
+    expect(salla.refreshRequests.length - before).toBe(1);
+    await expect
+      .poll(async () => (await activityOf(admin.graphql, revoked.connectionId)).find((entry) => entry.kind === "writeback_failed")?.detail)
+      .toEqual({ outcome: "confirmed", error: "token refresh refused" });
+
+    // The refresh works but Salla refuses the new token as well (the app lost its access): one refresh, no loop.
+    const refusedAgain = await linkedStoreWithOrder(6363);
+    const unauthorized = { status: 401, success: false, error: { code: "Unauthorized", message: "The access token is invalid or expired." } };
+    before = salla.refreshRequests.length;
+    salla.next(storeReply.status(401, unauthorized), storeReply.status(401, unauthorized));
+    await shop.test.post(`/api/v1/test/orders/${refusedAgain.orderId}/customer-action`, { action: "approve" });
+    await expect.poll(async () => (await connections(admin.graphql)).find((entry: any) => entry.id === refusedAgain.connectionId)?.status).toBe("ERROR");
+    expect(historyCalls(refusedAgain.storeOrderId).map((request) => request.status)).toEqual([401, 401]);
+    expect(salla.refreshRequests.length - before).toBe(1);
+    expect(salla.isRevoked(6363)).toBe(false);
   });
 
   it("marks the connection ERROR when Salla refuses the refresh (the chain was revoked)", async () => {
@@ -308,5 +447,27 @@ describe.skipIf(!usingPostgres)("two service instances on one PostgreSQL", () =>
     }
     expect(salla.refreshRequests.length - before).toBe(1);
     expect(salla.isRevoked(1111)).toBe(false);
+  });
+
+  it("answer a token Salla refused (401) with one refresh between them", async () => {
+    const code = await linkCode();
+    await installAndLink(1212, code);
+    const connection = (await connections(admin.graphql)).find((entry: any) => entry.shop === "1212");
+    const refused = (await server.app.services.stores.freshCredentials(connection.id))!.accessToken;
+    salla.expireAccessTokens(1212);
+    salla.tokenDelayMs = 300;
+    const before = salla.refreshRequests.length;
+    try {
+      const [a, b] = await Promise.all([
+        server.app.services.stores.credentialsAfterRefusal(connection.id, refused),
+        second!.services.stores.credentialsAfterRefusal(connection.id, refused),
+      ]);
+      expect(a?.accessToken).not.toBe(refused);
+      expect(b?.accessToken).toBe(a?.accessToken);
+    } finally {
+      salla.tokenDelayMs = 0;
+    }
+    expect(salla.refreshRequests.length - before).toBe(1);
+    expect(salla.isRevoked(1212)).toBe(false);
   });
 });

@@ -210,6 +210,39 @@ describe("WooCommerce write-back", () => {
       .toEqual({ outcome: "confirmed", effects: ["tag:cod-confirmed"] });
   });
 
+  it("canceled → only a note while cancelOnCustomerCancel is off (the default)", async () => {
+    const { storeOrderId, orderId } = await newOrder();
+    await shop.test.post(`/api/v1/test/orders/${orderId}/customer-action`, { action: "cancel" });
+    await expect.poll(() => notesOf(storeOrderId)).toEqual(["cod-canceled (order confirmation over WhatsApp)"]);
+    await expect
+      .poll(async () => (await activityOf(admin.graphql, connectionId)).find((entry) => entry.kind === "writeback_succeeded" && entry.storeOrderId === storeOrderId)?.detail)
+      .toEqual({ outcome: "canceled", effects: ["tag:cod-canceled"] });
+    expect(store.orders.get(storeOrderId)?.status).toBe("processing");
+    expect(store.requestsTo(new RegExp(`/orders/${storeOrderId}$`), "PUT")).toEqual([]);
+  });
+
+  it("expired → a note with the unconfirmed tag; the store order cancelled too when cancelOnExpiry", async () => {
+    const kept = await newOrder();
+    await server.app.services.orderService.expire(kept.orderId);
+    await expect.poll(() => notesOf(kept.storeOrderId)).toEqual(["cod-unconfirmed (order confirmation over WhatsApp)"]);
+    await expect
+      .poll(async () => (await activityOf(admin.graphql, connectionId)).find((entry) => entry.kind === "writeback_succeeded" && entry.storeOrderId === kept.storeOrderId)?.detail)
+      .toEqual({ outcome: "expired", effects: ["tag:cod-unconfirmed"] });
+    expect(store.orders.get(kept.storeOrderId)?.status).toBe("processing");
+    expect(store.requestsTo(new RegExp(`/orders/${kept.storeOrderId}$`), "PUT")).toEqual([]);
+
+    const updated = await admin.graphql.query(UPDATE_STORE, { id: connectionId, input: { cancelOnExpiry: true } });
+    expect(updated.body.data.updateStoreConnection.userErrors).toEqual([]);
+    const cancelled = await newOrder();
+    await server.app.services.orderService.expire(cancelled.orderId);
+    await expect.poll(() => store.orders.get(cancelled.storeOrderId)?.status).toBe("cancelled");
+    expect(notesOf(cancelled.storeOrderId)).toEqual(["cod-unconfirmed (order confirmation over WhatsApp)"]);
+    expect(store.requestsTo(new RegExp(`/orders/${cancelled.storeOrderId}$`), "PUT").map((request) => request.body)).toEqual([{ status: "cancelled" }]);
+    // The note goes first, then the cancel (the order in which the effects are applied).
+    expect(store.requestsTo(new RegExp(`/orders/${cancelled.storeOrderId}(/notes)?$`)).map((request) => request.method)).toEqual(["POST", "PUT"]);
+    await admin.graphql.query(UPDATE_STORE, { id: connectionId, input: { cancelOnExpiry: false } });
+  });
+
   it("canceled → a note, and the store order cancelled when cancelOnCustomerCancel", async () => {
     const updated = await admin.graphql.query(UPDATE_STORE, { id: connectionId, input: { cancelOnCustomerCancel: true } });
     expect(updated.body.data.updateStoreConnection.userErrors).toEqual([]);

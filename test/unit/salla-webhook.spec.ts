@@ -20,6 +20,17 @@ describe("Salla webhook signature (X-Salla-Signature)", () => {
     expect(verifySallaSignature(body, known.toUpperCase(), "salla_webhook_secret_1")).toBe(true);
   });
 
+  // Salla publishes no signed example delivery, and its official SDKs carry no signature test (webhook-actions-js
+  // tests routing only; laravel-starter-kit checks the Token strategy). Its docs and official agent kit
+  // (SallaApp/salla-partners-agent-kit, skills/salla-webhooks) define the Signature strategy as hex
+  // HMAC-SHA256(raw body, webhook secret), PHP `hash_hmac('sha256', $payload, $secret)`: so the primitive is
+  // checked against its published vector.
+  it("matches the published HMAC-SHA256 test vector (RFC 4231, test case 2), hex", () => {
+    const vector = "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843";
+    expect(signSallaBody(Buffer.from("what do ya want for nothing?"), "Jefe")).toBe(vector);
+    expect(verifySallaSignature(Buffer.from("what do ya want for nothing?"), vector, "Jefe")).toBe(true);
+  });
+
   it("refuses another secret, an altered body, a missing or malformed header", () => {
     expect(verifySallaSignature(body, known, "salla_webhook_secret_2")).toBe(false);
     expect(verifySallaSignature(Buffer.from(body.toString().replace("2116149737", "2116149738")), known, "salla_webhook_secret_1")).toBe(false);

@@ -24,6 +24,20 @@ describe("WooCommerce webhook signature (X-WC-Webhook-Signature)", () => {
     expect(verifyWooCommerceSignature(body, known, "wc_secret_9f2b")).toBe(true);
   });
 
+  it("matches WooCommerce's own unit test of WC_Webhook::generate_signature", () => {
+    // woocommerce/woocommerce, plugins/woocommerce/tests/legacy/unit-tests/webhooks/crud.php, test_generate_signature:
+    // a new WC_Webhook (its secret unset: the empty string) signs the payload 'secret' as this.
+    const published = "GBDo00G55h6IiV+6CxqivQPLbI//KzaOZm747971tPs=";
+    expect(signWooCommerceBody(Buffer.from("secret"), "")).toBe(published);
+    expect(verifyWooCommerceSignature(Buffer.from("secret"), published, "")).toBe(true);
+    expect(verifyWooCommerceSignature(Buffer.from("secret"), published, "secret")).toBe(false);
+  });
+
+  it("matches the published HMAC-SHA256 test vector (RFC 4231, test case 2), base64", () => {
+    const digest = Buffer.from("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843", "hex").toString("base64");
+    expect(signWooCommerceBody(Buffer.from("what do ya want for nothing?"), "Jefe")).toBe(digest);
+  });
+
   it("refuses another secret, an altered body, a missing or malformed header", () => {
     expect(verifyWooCommerceSignature(body, known, "wc_secret_9f2c")).toBe(false);
     expect(verifyWooCommerceSignature(Buffer.from(body.toString().replace("727", "728")), known, "wc_secret_9f2b")).toBe(false);

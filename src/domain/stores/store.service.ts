@@ -209,31 +209,75 @@ export class StoreService {
   }
 
   private async freshCredentialsOf(connection: ConnectionRecord): Promise<StoreCredentials | null> {
-    const connectionId = connection.id;
     const credentials = this.open(connection);
     if (!credentials) return null;
-    if (!needsRefresh(connection.tokenExpiresAt, this.clock())) return credentials;
+    if (!this.connector(connection.platform) || !needsRefresh(connection.tokenExpiresAt, this.clock())) return credentials;
+    return this.coalesced(connection, (record) => needsRefresh(record.tokenExpiresAt, this.clock()), null);
+  }
+
+  /**
+   * The store refused `refused` (HTTP 401: the access token expired or was revoked before its stored expiry): new
+   * credentials, refreshed once across instances under the same lease as scheduled refreshes. When another caller
+   * or instance has already replaced that token, its credentials are used and nothing is refreshed again (the
+   * refresh token is single use on Salla: presenting it twice would revoke the chain). Null when this platform's
+   * tokens cannot be refreshed (WooCommerce's keys) or the connection is gone: the caller marks it for the
+   * merchant. Throws what the connector's refresh throws (`retriable: false` when the store refused the refresh).
+   */
+  async credentialsAfterRefusal(connectionId: string, refused: string): Promise<StoreCredentials | null> {
+    const pending = this.refreshing.get(connectionId);
+    if (pending) {
+      const renewed = await pending;
+      if (renewed.accessToken !== refused) return renewed;
+    }
+    const connection = await this.stores.find(connectionId);
+    if (!connection || connection.status === "disconnected" || !this.connector(connection.platform)) return null;
+    const current = this.open(connection);
+    if (!current) return null;
+    if (current.accessToken !== refused) return current;
+    const renewed = await this.coalesced(
+      connection,
+      (record, latest) => latest.accessToken === refused || needsRefresh(record.tokenExpiresAt, this.clock()),
+      "token refused",
+    );
+    return renewed.accessToken === refused ? null : renewed;
+  }
+
+  /** One refresh of a connection at a time in this process (callers share its result). */
+  private coalesced(
+    connection: ConnectionRecord,
+    stale: (record: ConnectionRecord, latest: StoreCredentials) => boolean,
+    reason: string | null,
+  ): Promise<StoreCredentials> {
+    const connectionId = connection.id;
     let pending = this.refreshing.get(connectionId);
     if (!pending) {
-      pending = this.refresh(connection, credentials).finally(() => this.refreshing.delete(connectionId));
+      pending = this.refresh(connection, stale, reason).finally(() => this.refreshing.delete(connectionId));
       this.refreshing.set(connectionId, pending);
     }
     return pending;
   }
 
-  private async refresh(connection: ConnectionRecord, credentials: StoreCredentials): Promise<StoreCredentials> {
+  /**
+   * Refreshes the connection's token while `stale` says its stored credentials need it, by one instance at a time
+   * (the database lease): whoever takes the lease reads the row again (another instance may have refreshed in
+   * between) and refreshes only if it is still stale; the others wait for the new token to land.
+   */
+  private async refresh(
+    connection: ConnectionRecord,
+    stale: (record: ConnectionRecord, latest: StoreCredentials) => boolean,
+    reason: string | null,
+  ): Promise<StoreCredentials> {
     const connector = this.connector(connection.platform);
-    if (!connector) return credentials;
+    if (!connector) throw new Error("no connector for the connection's platform");
     for (let waited = 0; waited < REFRESH_LEASE_MS; waited += 250) {
       if (await this.stores.takeRefreshLease(connection.id, REFRESH_LEASE_MS)) {
-        // Another instance may have refreshed between our read and the lease.
         const current = await this.stores.find(connection.id);
         const latest = current ? this.open(current) : null;
         if (!current || !latest) {
           await this.stores.releaseRefreshLease(connection.id);
           throw new Error("connection gone");
         }
-        if (!needsRefresh(current.tokenExpiresAt, this.clock())) {
+        if (!stale(current, latest)) {
           await this.stores.releaseRefreshLease(connection.id);
           return latest;
         }
@@ -245,7 +289,11 @@ export class StoreService {
           }
           const merged = { ...latest, ...renewed, refreshToken: renewed.refreshToken ?? latest.refreshToken };
           await this.stores.storeRefreshed(connection.id, this.seal(connection.id, merged), expiryOf(merged), this.clock());
-          await this.stores.addActivity(connection.id, { kind: "token_refreshed", storeOrderId: null, orderId: null, detail: {} }, this.clock());
+          await this.stores.addActivity(
+            connection.id,
+            { kind: "token_refreshed", storeOrderId: null, orderId: null, detail: reason ? { reason } : {} },
+            this.clock(),
+          );
           return merged;
         } catch (error) {
           await this.stores.releaseRefreshLease(connection.id);
@@ -255,10 +303,8 @@ export class StoreService {
       // Someone else is refreshing: wait for the new token to land.
       await new Promise((resolve) => setTimeout(resolve, 250));
       const current = await this.stores.find(connection.id);
-      if (current && !needsRefresh(current.tokenExpiresAt, this.clock())) {
-        const latest = this.open(current);
-        if (latest) return latest;
-      }
+      const latest = current ? this.open(current) : null;
+      if (current && latest && !stale(current, latest)) return latest;
     }
     throw new Error("token refresh by another instance did not finish");
   }
