@@ -139,6 +139,22 @@ describe("Salla orders", () => {
     expect(await ordersByExternalId(server, shop.keys.test, externalOrderId)).toHaveLength(1);
   });
 
+  it("records deliveries arriving together in one statement, each once: the same delivery twice is fresh once", async () => {
+    const { stores, database } = server.app.services;
+    const webhookId = `sha256:${randomBytes(32).toString("hex")}`;
+    const other = `sha256:${randomBytes(32).toString("hex")}`;
+    // Same tick: one statement for all four (the group commit), with the same delivery three times in it.
+    const results = await Promise.all([
+      stores.receive("salla", webhookId, "order.created", "31337", "{}"),
+      stores.receive("salla", webhookId, "order.created", "31337", "{}"),
+      stores.receive("salla", other, "order.created", "31337", "{}"),
+      stores.receive("salla", webhookId, "order.created", "31337", "{}"),
+    ]);
+    expect(results).toEqual([true, false, true, false]);
+    expect(await stores.receive("salla", other, "order.created", "31337", "{}")).toBe(false);
+    expect(await database.prisma.storeDelivery.count({ where: { platform: "salla", webhookId: { in: [webhookId, other] } } })).toBe(2);
+  });
+
   it("skips other payment methods and drafts", async () => {
     const bank = salla.orderData({ payment_method: "bank" });
     const draft = salla.orderData({ draft: true });

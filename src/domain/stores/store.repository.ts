@@ -107,7 +107,31 @@ const CLAIM_WRITEBACKS_SQL = `
     EXISTS (SELECT 1 FROM store_writebacks h WHERE h.order_id = w.order_id AND h.outcome = 'hold'
             AND 'hold' = ANY(h.done_effects)) AS held`;
 
+/** A verified delivery waiting to be recorded, and the request waiting for its commit. */
+interface PendingReceipt {
+  row: { id: string; platform: StorePlatform; webhookId: string; topic: string; shop: string; payload: string; now: Date };
+  resolve: (fresh: boolean) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Deliveries recorded by one statement at most (a burst beyond it is split). */
+const RECEIVE_BATCH_MAX = 64;
+/** Receipt statements in flight at a time; deliveries arriving meanwhile join the next one. */
+const RECEIVE_IN_FLIGHT = 2;
+
+const RECEIVE_SQL = `
+  INSERT INTO store_deliveries (id, platform, webhook_id, topic, shop, status, payload, attempt_count, next_attempt_at, received_at)
+  SELECT i.id, i.platform::"StorePlatform", i.webhook_id, i.topic, i.shop, 'pending', i.payload, 0, i.received_at, i.received_at
+  FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+    AS i(id, platform, webhook_id, topic, shop, payload, received_at)
+  ON CONFLICT (platform, webhook_id) DO NOTHING
+  RETURNING id`;
+
 export class StoreRepository {
+  private readonly receipts: PendingReceipt[] = [];
+  private receiptsInFlight = 0;
+  private receiptScheduled = false;
+
   constructor(
     private readonly prisma: PrismaClient,
     private readonly pool: pg.Pool,
@@ -277,15 +301,54 @@ export class StoreRepository {
 
   // --- inbound deliveries ------------------------------------------------------------------------------------
 
-  /** Records a verified delivery once per (platform, webhook id); false when it was already received. */
-  async receive(platform: StorePlatform, webhookId: string, topic: string, shop: string, payload: string, now: Date): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
-      `INSERT INTO store_deliveries (id, platform, webhook_id, topic, shop, status, payload, attempt_count, next_attempt_at, received_at)
-       VALUES ($1, $2::"StorePlatform", $3, $4, $5, 'pending', $6, 0, $7, $7)
-       ON CONFLICT (platform, webhook_id) DO NOTHING`,
-      [newId(), platform, webhookId, topic, shop, payload, now],
-    );
-    return rowCount === 1;
+  /**
+   * Records a verified delivery once per (platform, webhook id); false when it was already received. Resolves once
+   * the row is committed (the store is answered 2xx only then). Deliveries arriving together are recorded by one
+   * statement (a group commit: a burst of webhooks costs a few round trips and WAL flushes, not one each). A statement
+   * that fails fails each of its deliveries, as their own statements would have.
+   */
+  receive(platform: StorePlatform, webhookId: string, topic: string, shop: string, payload: string, now: Date): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.receipts.push({ row: { id: newId(), platform, webhookId, topic, shop, payload, now }, resolve, reject });
+      this.scheduleReceipts();
+    });
+  }
+
+  private scheduleReceipts(): void {
+    if (this.receiptScheduled || this.receiptsInFlight >= RECEIVE_IN_FLIGHT || this.receipts.length === 0) return;
+    this.receiptScheduled = true;
+    // One turn of the event loop: the deliveries whose requests are being handled now join this statement.
+    setImmediate(() => {
+      this.receiptScheduled = false;
+      void this.flushReceipts();
+    });
+  }
+
+  private async flushReceipts(): Promise<void> {
+    if (this.receiptsInFlight >= RECEIVE_IN_FLIGHT || this.receipts.length === 0) return;
+    const batch = this.receipts.splice(0, RECEIVE_BATCH_MAX);
+    this.receiptsInFlight++;
+    // The same delivery twice in one statement (a store retrying at once): the first is recorded, the others are not
+    // fresh (ON CONFLICT within one statement would skip them too, but RETURNING could not tell them apart).
+    const first = new Map<string, PendingReceipt>();
+    for (const receipt of batch) {
+      const key = `${receipt.row.platform}\u0000${receipt.row.webhookId}`;
+      if (!first.has(key)) first.set(key, receipt);
+    }
+    const rows = [...first.values()].map((receipt) => receipt.row);
+    try {
+      const result = await this.pool.query<{ id: string }>(RECEIVE_SQL, [
+        rows.map((row) => row.id), rows.map((row) => row.platform), rows.map((row) => row.webhookId), rows.map((row) => row.topic),
+        rows.map((row) => row.shop), rows.map((row) => row.payload), rows.map((row) => row.now),
+      ]);
+      const inserted = new Set(result.rows.map((row) => row.id));
+      for (const receipt of batch) receipt.resolve(inserted.has(receipt.row.id));
+    } catch (error) {
+      for (const receipt of batch) receipt.reject(error);
+    } finally {
+      this.receiptsInFlight--;
+      this.scheduleReceipts();
+    }
   }
 
   async claimDeliveries(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
