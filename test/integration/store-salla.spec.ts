@@ -32,6 +32,32 @@ async function linkCode(session: ConsoleSession = admin, mode = "TEST"): Promise
   return response.body.data.createSallaLinkCode.code;
 }
 
+/**
+ * A second StoreService over the same database: it shares nothing in memory with the server's, so only the
+ * database's refresh lease stands between them (as between two processes).
+ */
+function secondInstance(): StoreService {
+  const services = server.app.services;
+  return new StoreService(
+    new StoreRepository(services.database.prisma, services.database.pool),
+    services.orderService,
+    services.secrets,
+    { salla: services.stores.connector("salla")! },
+    pino({ level: "silent" }),
+  );
+}
+
+/** Someone presents a refresh token twice at Salla's token endpoint: Salla revokes the whole grant chain. */
+async function presentTwice(refreshToken: string): Promise<void> {
+  for (let i = 0; i < 2; i++) {
+    await fetch(`${salla.authUrl}/oauth2/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: salla.clientId, client_secret: salla.clientSecret }),
+    });
+  }
+}
+
 /** Installs the app on a Salla store and links it with `code`: returns the connection id. */
 async function installAndLink(merchant: number, code: string, options: { expiresInSeconds?: number } = {}) {
   expect((await salla.deliver(webhookUrl, salla.event("app.store.authorize", merchant, salla.install(merchant, options)))).status).toBe(200);
@@ -177,43 +203,48 @@ describe("Salla write-back", () => {
     const [order] = await ordersByExternalId(server, shop.keys.test, `salla:${data.id}`);
     return { storeOrderId: String(data.id), orderId: order.id as string };
   }
+  const notesOf = (storeOrderId: string) => salla.notes.filter((note) => note.orderId === storeOrderId).map((note) => note.note);
+  const statusesOf = (storeOrderId: string) => salla.statusUpdates.filter((update) => update.orderId === storeOrderId);
+  /** The outcome went back as its tag's note and nothing else (no status change), as the activity says too. */
+  async function expectNoteOnly(storeOrderId: string, outcome: string, tag: string) {
+    await expect.poll(() => notesOf(storeOrderId)).toEqual([`${tag} (order confirmation over WhatsApp)`]);
+    await expect.poll(() => succeededWith(storeOrderId)).toEqual({ outcome, effects: [`tag:${tag}`] });
+    expect(statusesOf(storeOrderId)).toEqual([]);
+  }
+  /** What the main store's activity says a succeeded write-back of that store order did. */
+  const succeededWith = async (storeOrderId: string) =>
+    (await activityOf(admin.graphql, connectionId)).find((entry) => entry.kind === "writeback_succeeded" && entry.storeOrderId === storeOrderId)?.detail;
 
   it("confirmed → a history note; canceled → a note and the status slug canceled", async () => {
     const confirmed = await newOrder();
     await shop.test.post(`/api/v1/test/orders/${confirmed.orderId}/customer-action`, { action: "approve" });
-    await expect.poll(() => salla.notes.filter((note) => note.orderId === confirmed.storeOrderId).map((note) => note.note)).toEqual([
+    await expect.poll(() => notesOf(confirmed.storeOrderId)).toEqual([
       "cod-confirmed (order confirmation over WhatsApp)",
     ]);
-    expect(salla.statusUpdates.filter((update) => update.orderId === confirmed.storeOrderId)).toEqual([]);
+    expect(statusesOf(confirmed.storeOrderId)).toEqual([]);
 
     await admin.graphql.query(UPDATE_STORE, { id: connectionId, input: { cancelOnCustomerCancel: true } });
     const canceled = await newOrder();
     await shop.test.post(`/api/v1/test/orders/${canceled.orderId}/customer-action`, { action: "cancel" });
-    await expect.poll(() => salla.statusUpdates.filter((update) => update.orderId === canceled.storeOrderId)).toEqual([
+    await expect.poll(() => statusesOf(canceled.storeOrderId)).toEqual([
       { merchantId: String(STORE), orderId: canceled.storeOrderId, slug: "canceled", note: "Canceled by the customer over WhatsApp" },
     ]);
-    expect(salla.notes.filter((note) => note.orderId === canceled.storeOrderId).map((note) => note.note)).toEqual(["cod-canceled (order confirmation over WhatsApp)"]);
+    expect(notesOf(canceled.storeOrderId)).toEqual(["cod-canceled (order confirmation over WhatsApp)"]);
   });
 
   it("expired → a history note; with cancelOnExpiry also the status slug canceled", async () => {
     const kept = await newOrder();
     await server.app.services.orderService.expire(kept.orderId);
-    await expect.poll(() => salla.notes.filter((note) => note.orderId === kept.storeOrderId).map((note) => note.note)).toEqual([
-      "cod-unconfirmed (order confirmation over WhatsApp)",
-    ]);
-    await expect
-      .poll(async () => (await activityOf(admin.graphql, connectionId)).find((entry) => entry.kind === "writeback_succeeded" && entry.storeOrderId === kept.storeOrderId)?.detail)
-      .toEqual({ outcome: "expired", effects: ["tag:cod-unconfirmed"] });
-    expect(salla.statusUpdates.filter((update) => update.orderId === kept.storeOrderId)).toEqual([]);
+    await expectNoteOnly(kept.storeOrderId, "expired", "cod-unconfirmed");
 
     const updated = await admin.graphql.query(UPDATE_STORE, { id: connectionId, input: { cancelOnExpiry: true } });
     expect(updated.body.data.updateStoreConnection.userErrors).toEqual([]);
     const canceled = await newOrder();
     await server.app.services.orderService.expire(canceled.orderId);
-    await expect.poll(() => salla.statusUpdates.filter((update) => update.orderId === canceled.storeOrderId)).toEqual([
+    await expect.poll(() => statusesOf(canceled.storeOrderId)).toEqual([
       { merchantId: String(STORE), orderId: canceled.storeOrderId, slug: "canceled", note: "Not confirmed by the customer in time" },
     ]);
-    expect(salla.notes.filter((note) => note.orderId === canceled.storeOrderId).map((note) => note.note)).toEqual(["cod-unconfirmed (order confirmation over WhatsApp)"]);
+    expect(notesOf(canceled.storeOrderId)).toEqual(["cod-unconfirmed (order confirmation over WhatsApp)"]);
     // The note first, then the status (the order in which the effects are applied).
     const calls = salla.requests.filter((request) => new RegExp(`^/admin/v2/orders/${canceled.storeOrderId}/`).test(request.path));
     expect(calls.map((request) => request.path.split("/").at(-1))).toEqual(["histories", "status"]);
@@ -224,20 +255,11 @@ describe("Salla write-back", () => {
     await admin.graphql.query(UPDATE_STORE, { id: connectionId, input: { cancelOnCustomerCancel: false } });
     const canceled = await newOrder();
     await shop.test.post(`/api/v1/test/orders/${canceled.orderId}/customer-action`, { action: "cancel" });
-    await expect.poll(() => salla.notes.filter((note) => note.orderId === canceled.storeOrderId).map((note) => note.note)).toEqual([
-      "cod-canceled (order confirmation over WhatsApp)",
-    ]);
-    await expect
-      .poll(async () => (await activityOf(admin.graphql, connectionId)).find((entry) => entry.kind === "writeback_succeeded" && entry.storeOrderId === canceled.storeOrderId)?.detail)
-      .toEqual({ outcome: "canceled", effects: ["tag:cod-canceled"] });
-    expect(salla.statusUpdates.filter((update) => update.orderId === canceled.storeOrderId)).toEqual([]);
+    await expectNoteOnly(canceled.storeOrderId, "canceled", "cod-canceled");
 
     const failed = await newOrder();
     await shop.test.post(`/api/v1/test/orders/${failed.orderId}/delivery`, { status: "failed" });
-    await expect.poll(() => salla.notes.filter((note) => note.orderId === failed.storeOrderId).map((note) => note.note)).toEqual([
-      "cod-undeliverable (order confirmation over WhatsApp)",
-    ]);
-    expect(salla.statusUpdates.filter((update) => update.orderId === failed.storeOrderId)).toEqual([]);
+    await expectNoteOnly(failed.storeOrderId, "failed", "cod-undeliverable");
   });
 
   it("waits out Salla's rate limit (429 with Retry-After) without losing or repeating the write-back", async () => {
@@ -274,15 +296,7 @@ describe("Salla write-back", () => {
     await installAndLink(9090, code, { expiresInSeconds: 60 });
     const connection = (await connections(admin.graphql)).find((entry: any) => entry.shop === "9090");
     const services = server.app.services;
-    // A second StoreService over the same database shares nothing in memory with the first: only the
-    // database's refresh lease stands between them (as between two processes).
-    const other = new StoreService(
-      new StoreRepository(services.database.prisma, services.database.pool),
-      services.orderService,
-      services.secrets,
-      { salla: services.stores.connector("salla")! },
-      pino({ level: "silent" }),
-    );
+    const other = secondInstance();
     salla.tokenDelayMs = 300;
     const before = salla.refreshRequests.length;
     try {
@@ -329,13 +343,7 @@ describe("Salla write-back", () => {
   it("answers a 401 seen by two instances with one refresh: the second uses the first's new token", async () => {
     const { connectionId: id } = await linkedStoreWithOrder(6161);
     const services = server.app.services;
-    const other = new StoreService(
-      new StoreRepository(services.database.prisma, services.database.pool),
-      services.orderService,
-      services.secrets,
-      { salla: services.stores.connector("salla")! },
-      pino({ level: "silent" }),
-    );
+    const other = secondInstance();
     const refused = (await services.stores.freshCredentials(id))!.accessToken;
     salla.expireAccessTokens(6161);
     salla.tokenDelayMs = 300;
@@ -361,13 +369,7 @@ describe("Salla write-back", () => {
     const row = await server.app.services.database.prisma.storeConnection.findUniqueOrThrow({ where: { id: revoked.connectionId } });
     expect(row.status).toBe("active");
     const stored = (await server.app.services.stores.freshCredentials(revoked.connectionId))!;
-    for (let i = 0; i < 2; i++) {
-      await fetch(`${salla.authUrl}/oauth2/token`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: stored.refreshToken!, client_id: salla.clientId, client_secret: salla.clientSecret }),
-      });
-    }
+    await presentTwice(stored.refreshToken!);
     expect(salla.isRevoked(6262)).toBe(true);
     let before = salla.refreshRequests.length;
     await shop.test.post(`/api/v1/test/orders/${revoked.orderId}/customer-action`, { action: "approve" });
@@ -399,16 +401,7 @@ describe("Salla write-back", () => {
     await salla.deliver(webhookUrl, salla.event("order.created", 7070, data));
     await expect.poll(() => ordersByExternalId(server, shop.keys.test, `salla:${data.id}`)).toHaveLength(1);
     // Someone used the refresh token twice: Salla revoked the chain.
-    await fetch(`${salla.authUrl}/oauth2/token`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: salla.clientId, client_secret: salla.clientSecret }),
-    });
-    await fetch(`${salla.authUrl}/oauth2/token`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: salla.clientId, client_secret: salla.clientSecret }),
-    });
+    await presentTwice(tokens.refresh_token);
     expect(salla.isRevoked(7070)).toBe(true);
     const [order] = await ordersByExternalId(server, shop.keys.test, `salla:${data.id}`);
     await shop.test.post(`/api/v1/test/orders/${order.id}/customer-action`, { action: "approve" });

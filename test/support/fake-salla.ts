@@ -1,18 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { ServerResponse } from "node:http";
 import path from "node:path";
 import { signSallaBody } from "../../src/providers/salla/webhook-signature.ts";
 import {
   answer,
   phpJson,
   postDelivery,
-  readRequest,
   send,
+  StoreFakeServer,
   storeReply,
   type DeliveryResult,
-  type StoreFakeReply,
   type StoreFakeRequest,
 } from "./store-fake-http.ts";
 
@@ -56,11 +54,10 @@ export interface InstallTokens {
   token_type: "bearer";
 }
 
-export class FakeSalla {
+export class FakeSalla extends StoreFakeServer {
   readonly clientId: string;
   readonly clientSecret: string;
   readonly webhookSecret: string;
-  readonly requests: StoreFakeRequest[] = [];
   /** Status changes and history notes that succeeded, per order id. */
   readonly statusUpdates: { merchantId: string; orderId: string; slug: string | null; note: string | null }[] = [];
   readonly notes: { merchantId: string; orderId: string; note: string }[] = [];
@@ -69,30 +66,24 @@ export class FakeSalla {
   /** The token endpoint answers after this long (so concurrent refreshes overlap in tests). */
   tokenDelayMs = 0;
   private readonly chains: Chain[] = [];
-  private readonly queue: StoreFakeReply[] = [];
   private readonly windows = new Map<string, { start: number; count: number }>();
-  private readonly sockets = new Set<Socket>();
   private nextOrderId = 2_116_149_800;
-  private readonly server = createServer((request, response) => void this.handle(request, response));
 
   private constructor(private readonly options: FakeSallaOptions) {
+    super();
     this.clientId = options.clientId ?? `client-${randomBytes(6).toString("hex")}`;
     this.clientSecret = options.clientSecret ?? randomBytes(16).toString("hex");
     this.webhookSecret = options.webhookSecret ?? randomBytes(16).toString("hex");
-    this.server.on("connection", (socket) => {
-      this.sockets.add(socket);
-      socket.once("close", () => this.sockets.delete(socket));
-    });
   }
 
   static async start(options: FakeSallaOptions = {}): Promise<FakeSalla> {
     const fake = new FakeSalla(options);
-    await new Promise<void>((resolve) => fake.server.listen(0, "127.0.0.1", resolve));
+    await fake.listen();
     return fake;
   }
 
   get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.origin;
   }
 
   /** SALLA_API_URL */
@@ -103,12 +94,6 @@ export class FakeSalla {
   /** SALLA_AUTH_URL */
   get authUrl(): string {
     return this.url;
-  }
-
-  /** Answers for the next Merchant API calls, one each (before auth and rate limits). */
-  next(...replies: StoreFakeReply[]): this {
-    this.queue.push(...replies);
-    return this;
   }
 
   setRateLimit(limit: { limit: number; windowSeconds: number } | undefined): void {
@@ -172,20 +157,13 @@ export class FakeSalla {
     return postDelivery(url, signed.body, signed.headers);
   }
 
-  reset(): void {
-    this.requests.length = 0;
-    this.queue.length = 0;
+  override reset(): void {
+    super.reset();
     this.windows.clear();
   }
 
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const recorded = await readRequest(request);
-    this.requests.push(recorded);
+  /** Programmed answers (`next`) go to Merchant API calls, before auth and rate limits. */
+  protected async handle(recorded: StoreFakeRequest, response: ServerResponse): Promise<void> {
     const url = new URL(recorded.path, this.url);
     if (url.pathname === "/oauth2/token" && recorded.method === "POST") {
       if (this.tokenDelayMs) await new Promise((resolve) => setTimeout(resolve, this.tokenDelayMs));

@@ -1,18 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { ServerResponse } from "node:http";
 import path from "node:path";
 import { signWooCommerceBody } from "../../src/providers/woocommerce/webhook-signature.ts";
 import {
   answer,
   phpJson,
   postDelivery,
-  readRequest,
   send,
+  StoreFakeServer,
   storeReply,
   type DeliveryResult,
-  type StoreFakeReply,
   type StoreFakeRequest,
 } from "./store-fake-http.ts";
 
@@ -53,45 +51,28 @@ export interface FakeWooCommerceOptions {
   readOnlyKey?: boolean;
 }
 
-export class FakeWooCommerce {
+export class FakeWooCommerce extends StoreFakeServer {
   readonly consumerKey = `ck_${randomBytes(20).toString("hex")}`;
   readonly consumerSecret = `cs_${randomBytes(20).toString("hex")}`;
-  readonly requests: StoreFakeRequest[] = [];
   readonly webhooks = new Map<string, FakeWebhook>();
   readonly orders = new Map<string, FakeOrderState>();
-  private readonly queue: StoreFakeReply[] = [];
-  private readonly sockets = new Set<Socket>();
   private nextWebhookId = 10;
   private nextOrderId = 1000;
   private nextNoteId = 500;
-  private readonly server = createServer((request, response) => void this.handle(request, response));
 
   private constructor(private readonly options: FakeWooCommerceOptions) {
-    this.server.on("connection", (socket) => {
-      this.sockets.add(socket);
-      socket.once("close", () => this.sockets.delete(socket));
-    });
+    super();
   }
 
   static async start(options: FakeWooCommerceOptions = {}): Promise<FakeWooCommerce> {
     const fake = new FakeWooCommerce(options);
-    await new Promise<void>((resolve) => fake.server.listen(0, "127.0.0.1", resolve));
+    await fake.listen();
     return fake;
-  }
-
-  get origin(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
   /** The store URL a merchant types in. */
   get url(): string {
     return `${this.origin}${this.options.basePath ?? ""}`;
-  }
-
-  /** Answers for the next write calls (notes, order updates), one each. */
-  next(...replies: StoreFakeReply[]): this {
-    this.queue.push(...replies);
-    return this;
   }
 
   requestsTo(pattern: RegExp, method?: string): StoreFakeRequest[] {
@@ -138,19 +119,7 @@ export class FakeWooCommerce {
     return postDelivery(webhook.deliveryUrl, body, headers);
   }
 
-  reset(): void {
-    this.requests.length = 0;
-    this.queue.length = 0;
-  }
-
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const recorded = await readRequest(request);
-    this.requests.push(recorded);
+  protected async handle(recorded: StoreFakeRequest, response: ServerResponse): Promise<void> {
     const base = `${this.options.basePath ?? ""}/wp-json/wc/v3/`;
     const url = new URL(recorded.path, this.origin);
     if (!url.pathname.startsWith(base) && url.pathname !== base.slice(0, -1)) {

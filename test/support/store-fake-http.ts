@@ -1,4 +1,5 @@
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 
 /**
  * Pieces shared by the store fakes (fake-woocommerce.ts, fake-salla.ts): programmed replies, request recording,
@@ -105,4 +106,55 @@ export function postDelivery(url: string, body: string, headers: Record<string, 
     outgoing.on("error", reject);
     outgoing.end(body);
   });
+}
+
+/**
+ * The loopback HTTP server under each store fake: a free port of 127.0.0.1, every request recorded (in arrival
+ * order) before the fake handles it, programmed answers queued with `next` (each fake says which calls take them),
+ * and kept-alive sockets dropped on close so the service under test sees the store go away.
+ */
+export abstract class StoreFakeServer {
+  readonly requests: StoreFakeRequest[] = [];
+  protected readonly queue: StoreFakeReply[] = [];
+  private readonly sockets = new Set<Socket>();
+  private readonly server = createServer((request, response) => void this.receive(request, response));
+
+  protected constructor() {
+    this.server.on("connection", (socket) => {
+      this.sockets.add(socket);
+      socket.once("close", () => this.sockets.delete(socket));
+    });
+  }
+
+  protected listen(): Promise<void> {
+    return new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+  }
+
+  get origin(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Answers for the next calls that take programmed answers, one each, before the fake's own logic. */
+  next(...replies: StoreFakeReply[]): this {
+    this.queue.push(...replies);
+    return this;
+  }
+
+  reset(): void {
+    this.requests.length = 0;
+    this.queue.length = 0;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  protected abstract handle(recorded: StoreFakeRequest, response: ServerResponse): Promise<void> | void;
+
+  private async receive(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const recorded = await readRequest(request);
+    this.requests.push(recorded);
+    await this.handle(recorded, response);
+  }
 }

@@ -6,6 +6,7 @@ import {
   money,
   round4,
   skip,
+  storeOrderIdOf,
   supportedLanguage,
   type MappedStoreOrder,
   type StoreOrderSettings,
@@ -55,11 +56,6 @@ export function mapSallaOrder(data: unknown, settings: StoreOrderSettings): Mapp
     },
     supportedLanguage(order.language),
   );
-}
-
-function storeOrderIdOf(data: unknown): string | null {
-  const value = (data as { id?: unknown } | null)?.id;
-  return typeof value === "string" || (typeof value === "number" && Number.isSafeInteger(value)) ? String(value) : null;
 }
 
 function phoneOf(order: SallaOrder): string | null {

@@ -35,6 +35,12 @@ export const skip = (storeOrderId: string | null, reason: SkipReason, detail: st
  * Checks the assembled input with the API's own schema, so a store order is held to exactly the rules of
  * POST /api/v1/orders; one that fails is skipped as `invalid` with the first problems named.
  */
+/** A payload's `id` as a store order id (kept as text), when it has a usable one: named in an `invalid` skip. */
+export function storeOrderIdOf(payload: unknown): string | null {
+  const value = (payload as { id?: unknown } | null)?.id;
+  return typeof value === "string" || (typeof value === "number" && Number.isSafeInteger(value)) ? String(value) : null;
+}
+
 export function finishOrder(storeOrderId: string, candidate: unknown, language: string | null): MappedStoreOrder {
   const parsed = createOrderInput.safeParse(candidate);
   if (!parsed.success) return skip(storeOrderId, "invalid", describeIssues(parsed.error));

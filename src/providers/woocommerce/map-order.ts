@@ -6,6 +6,7 @@ import {
   money,
   round4,
   skip,
+  storeOrderIdOf,
   sumMoney,
   supportedLanguage,
   type MappedStoreOrder,
@@ -55,11 +56,6 @@ export function mapWooCommerceOrder(body: unknown, settings: StoreOrderSettings)
 }
 
 /** The store's order id of a body that did not parse, when it has one (for the activity log). */
-function storeOrderIdOf(body: unknown): string | null {
-  const value = (body as { id?: unknown } | null)?.id;
-  return typeof value === "string" || (typeof value === "number" && Number.isSafeInteger(value)) ? String(value) : null;
-}
-
 function phoneOf(order: WooCommerceOrder): string | null {
   const countries = [order.shipping?.country, order.billing?.country];
   for (const address of [order.shipping, order.billing]) {
