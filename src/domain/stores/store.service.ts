@@ -385,13 +385,20 @@ export class StoreService {
       })),
       this.clock(),
     );
+    // Each connection's settings are read once per batch (a burst of one store's orders shares them).
+    const settingsByConnection = new Map<string, StoreSettings>();
+    const settingsOf = (connection: ConnectionRecord) => {
+      let settings = settingsByConnection.get(connection.id);
+      if (!settings) settingsByConnection.set(connection.id, (settings = readSettings(connection.platform, connection.settings)));
+      return settings;
+    };
     let next = 0;
     const worker = async () => {
       while (next < orders.length) {
         const index = next++;
         const { delivery, connection, connector, storeOrderId, order } = orders[index];
         try {
-          results.push(await this.intakeOrder(connection, connector, storeOrderId, order, claims[index]));
+          results.push(await this.intakeOrder(connection, settingsOf(connection), connector, storeOrderId, order, claims[index]));
           done.push({ id: delivery.id, connectionId: connection.id });
         } catch (error) {
           failed.push({ id: delivery.id, error });
@@ -432,6 +439,7 @@ export class StoreService {
 
   private async intakeOrder(
     connection: ConnectionRecord,
+    settings: StoreSettings,
     connector: StoreConnector,
     storeOrderId: string,
     payload: unknown,
@@ -441,7 +449,6 @@ export class StoreService {
     if (!claim.claimed) {
       return { ...base, orderId: claim.orderId, skipped: "duplicate", kind: "order_skipped", detail: { reason: "duplicate" } };
     }
-    const settings = readSettings(connection.platform, connection.settings);
     const mapped = connector.toOrderInput(payload, settings);
     if (!mapped.ok) {
       return { ...base, orderId: null, skipped: mapped.reason, kind: "order_skipped", detail: { reason: mapped.reason, ...(mapped.detail ? { detail: mapped.detail } : {}) } };
