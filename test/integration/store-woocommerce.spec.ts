@@ -284,6 +284,22 @@ describe("WooCommerce write-back", () => {
   });
 });
 
+describe("a key the store refuses", () => {
+  it("sets the connection to ERROR at once (a WooCommerce key cannot be refreshed), with the write-back failed", async () => {
+    const order = store.order();
+    await store.deliverOrder(order);
+    await expect.poll(() => ordersByExternalId(server, shop.keys.test, `woocommerce:${order.id}`)).toHaveLength(1);
+    const [created] = await ordersByExternalId(server, shop.keys.test, `woocommerce:${order.id}`);
+    store.next(storeReply.status(401, { code: "woocommerce_rest_cannot_create", message: "Sorry, you are not allowed to create resources.", data: { status: 401 } }));
+    await shop.test.post(`/api/v1/test/orders/${created.id}/customer-action`, { action: "approve" });
+    await expect.poll(async () => (await connections(admin.graphql)).find((entry: any) => entry.id === connectionId)?.status).toBe("ERROR");
+    expect(store.requestsTo(new RegExp(`/orders/${order.id}/notes$`), "POST").map((request) => request.status)).toEqual([401]);
+    await expect
+      .poll(async () => (await activityOf(admin.graphql, connectionId)).find((entry) => entry.kind === "writeback_failed" && entry.storeOrderId === String(order.id))?.detail)
+      .toEqual({ outcome: "confirmed", error: expect.stringContaining("401") });
+  });
+});
+
 describe("disconnecting", () => {
   it("deletes the store's webhook and ignores later deliveries with 200", async () => {
     const webhook = store.webhook;
