@@ -67,8 +67,11 @@ export class StoreWritebackWorker {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    // Any committed order event may have written a write-back (the trigger): look now.
-    this.unsubscribe = this.deps.bus.subscribe(() => this.wake());
+    // Any committed order event may have written a write-back (the trigger): look now, unless its merchant has no
+    // store connection (then the trigger wrote nothing; the poll covers a connection made meanwhile).
+    this.unsubscribe = this.deps.bus.subscribe((event) => {
+      if (event.storeWriteback !== false) this.wake();
+    });
     this.poll = setInterval(() => this.wake(), this.options.pollIntervalMs ?? 1_000);
     this.poll.unref();
     this.wake();

@@ -11,7 +11,7 @@ import { eventEnvelope, toOrderView, type OrderEventEnvelope, type OrderRecord, 
 import type { OrderCursor } from "./order-cursor.ts";
 import { ORDER_VIEW_JSON } from "./order-sql.ts";
 import { searchMatchesSql } from "./order-search.ts";
-import { queueFallbackSms, type FallbackToQueue } from "../sms/sms-queue.ts";
+import { queueFallbackSms, queueFallbackSmsOn, type FallbackToQueue } from "../sms/sms-queue.ts";
 import { listPageSql } from "./order-list.ts";
 import { exceedsExportLimit, exportOrdersCsv } from "./order-export.ts";
 import { boundedCount, boundedCountSql, countedByStatus, filterMatchesSql, maintainedCountSql, type TotalCount } from "./order-count.ts";
@@ -32,6 +32,11 @@ export interface StoredEvent {
    * webhook dispatcher has nothing to fan out for it. Absent: it may have (every other writer).
    */
   awaitsFanOut?: boolean;
+  /**
+   * False when the merchant has no store connection, so the write-back trigger wrote no intent for the event: the
+   * store write-back worker has nothing new to claim. Absent: it may have.
+   */
+  storeWriteback?: boolean;
 }
 
 /** Identifies one provider callback (e.g. a WhatsApp status or inbound message) so it is applied at most once. */
@@ -187,10 +192,134 @@ const FIND_VISIBLE_SQL = `
   FROM orders o
   WHERE o.id = $1::uuid AND o.merchant_id = $2::uuid AND o.mode = $3::"KeyMode" AND o.send_state <> 'sending'`;
 
+/**
+ * A single-order transition's first statement, inside its transaction: the order's row lock, its state and the order
+ * as the public JSON (what the change's event carries), in one round trip. FOR UPDATE waits for a change in progress
+ * (a send result being recorded, another tap, a reminder's send decision) and then reads its result. $2 null: no scope
+ * (provider callbacks, the page, the scheduler).
+ */
+const LOCK_FOR_TRANSITION_SQL = `
+  SELECT o.send_state, o.status, o.customer_action, o.delivery_status, o.mode, o.merchant_id, o.sms_fallback_codes,
+    ${ORDER_VIEW_JSON} AS "order"
+  FROM orders o
+  WHERE o.id = $1::uuid AND ($2::uuid IS NULL OR (o.merchant_id = $2::uuid AND o.mode = $3::"KeyMode"))
+  FOR UPDATE OF o`;
+
+/**
+ * A decided change, written in one statement once the row lock is held (LOCK_FOR_TRANSITION_SQL): the order's new
+ * state, its outbox event, its timeline step, the end of what was scheduled for it when it leaves `pending`, and the
+ * provider event's key, all or nothing.
+ *
+ * - `in_flight` ($15, only for a change that ends `pending`): a reminder of the order is at the provider. A statement
+ *   of its own after the lock, so its snapshot includes a send decided (under the same lock) before it; then nothing
+ *   is written and the caller waits for the send's result.
+ * - `claim` ($12, $13: a provider callback's key): a copy already applied makes the statement write nothing else.
+ * - The event is stored already dispatched when no enabled endpoint of the merchant's mode wants it (as
+ *   MARK_ACCEPTED_SQL does for `order.created`); `store_writeback`: whether the merchant has a store connection, the
+ *   only case in which the write-back trigger on order_events can have written an intent.
+ * The triggers on `orders`, `order_timeline` and `order_events` (counts, statistics, store write-back) fire as for
+ * any other writer; the step is written by the same statement as the order's row, which the statistics' cancel-step
+ * trigger recognises (migration 20261125250000).
+ */
+export const APPLY_TRANSITION_SQL = `
+  WITH in_flight AS (
+    SELECT $15::boolean AND EXISTS (
+      SELECT 1 FROM order_tasks WHERE order_id = $1::uuid AND state = 'sending' AND lease_until > now()) AS busy
+  ), claim AS (
+    INSERT INTO provider_events (provider, key, order_id, created_at)
+    SELECT $12::text, $13::text, $1::uuid, $2::timestamptz FROM in_flight WHERE NOT in_flight.busy AND $12::text IS NOT NULL
+    ON CONFLICT DO NOTHING
+    RETURNING 1
+  ), go AS (
+    SELECT 1 FROM in_flight WHERE NOT in_flight.busy AND ($12::text IS NULL OR EXISTS (SELECT 1 FROM claim))
+  ), changed AS (
+    UPDATE orders o SET
+      status = coalesce($3::text::"OrderStatus", o.status),
+      customer_action = coalesce($4::text::"CustomerAction", o.customer_action),
+      delivery_status = coalesce($5::text::"DeliveryStatus", o.delivery_status),
+      error_code = CASE WHEN $6::boolean THEN $7::int ELSE o.error_code END,
+      failure_reason = CASE WHEN $6::boolean THEN $8::text ELSE o.failure_reason END,
+      updated_at = $2::timestamptz
+    WHERE o.id = $1::uuid AND EXISTS (SELECT 1 FROM go)
+    RETURNING o.id, o.merchant_id, o.mode, o.status, o.error_code, o.created_at, o.updated_at
+  ), ends_pending AS (
+    -- The order leaves pending ($18: its status under the lock): this statement keeps the counts and the statistics
+    -- itself and the two triggers skip it, as the create path's statements do (migrations 20261124230000,
+    -- 20261125250000); the flags are set only when the figures below are written. Any other change (a delivery
+    -- report) is left to the triggers.
+    SELECT c.*, (c.status = 'confirmed' OR (c.status = 'canceled' AND $16::text = 'customer')) AS answered
+    FROM changed c
+    WHERE $18::text = 'pending' AND c.status <> 'pending'
+  ), counted AS (
+    INSERT INTO order_counts AS oc (merchant_id, mode, status, slot, count)
+    SELECT e.merchant_id, e.mode, d.status, pg_backend_pid() % 256, d.delta
+    FROM ends_pending e, (VALUES ('pending'::"OrderStatus", -1), ($3::text::"OrderStatus", 1)) AS d(status, delta),
+      (SELECT set_config('ocs.order_counts', 'kept', true) AS counts WHERE $18::text = 'pending' AND $3::text IS NOT NULL)
+        AS flag
+    WHERE flag.counts = 'kept'
+    ORDER BY d.status
+    ON CONFLICT (merchant_id, mode, status, slot) DO UPDATE SET count = oc.count + EXCLUDED.count
+  ), stats AS (
+    -- The order's three buckets (of its creation time): one more confirmed, canceled, failed or expired, and an answer
+    -- (a confirmation, or the customer's cancel: its canceled step is this statement's, the order's first) with its
+    -- time in the histogram, as order_stats_apply() computes them.
+    INSERT INTO order_stat_buckets AS b (merchant_id, mode, span, start, slot, created, confirmed, canceled, failed,
+      expired, answered, answer_histogram)
+    SELECT e.merchant_id, e.mode, level.span, date_bin(level.width, e.created_at, timestamptz '1970-01-01 00:00:00+00'),
+      pg_backend_pid() % 256, 0, (e.status = 'confirmed')::int, (e.status = 'canceled')::int, (e.status = 'failed')::int,
+      (e.status = 'expired')::int, e.answered::int,
+      CASE WHEN e.answered THEN order_stats_histogram(e.created_at, e.updated_at) ELSE 0 END
+    FROM ends_pending e, (VALUES (15::smallint, interval '15 minutes'), (60::smallint, interval '1 hour'),
+      (1440::smallint, interval '1 day')) AS level(span, width),
+      (SELECT set_config('ocs.order_stats', 'kept', true) AS stats WHERE $18::text = 'pending' AND $3::text IS NOT NULL)
+        AS flag
+    WHERE flag.stats = 'kept'
+    ORDER BY level.span
+    ON CONFLICT (merchant_id, mode, span, start, slot) DO UPDATE SET confirmed = b.confirmed + EXCLUDED.confirmed,
+      canceled = b.canceled + EXCLUDED.canceled, failed = b.failed + EXCLUDED.failed,
+      expired = b.expired + EXCLUDED.expired, answered = b.answered + EXCLUDED.answered,
+      answer_histogram = b.answer_histogram + EXCLUDED.answer_histogram
+  ), stat_failures AS (
+    INSERT INTO order_stat_failures AS f (merchant_id, mode, span, start, error_code, slot, count)
+    SELECT e.merchant_id, e.mode, level.span, date_bin(level.width, e.created_at, timestamptz '1970-01-01 00:00:00+00'),
+      coalesce(e.error_code, -1), pg_backend_pid() % 256, 1
+    FROM ends_pending e, (VALUES (15::smallint, interval '15 minutes'), (60::smallint, interval '1 hour'),
+      (1440::smallint, interval '1 day')) AS level(span, width)
+    WHERE e.status = 'failed'
+    ORDER BY level.span
+    ON CONFLICT (merchant_id, mode, span, start, error_code, slot) DO UPDATE SET count = f.count + EXCLUDED.count
+  ), event AS (
+    INSERT INTO order_events (id, merchant_id, order_id, type, payload, created_at, dispatched_at)
+    SELECT $9::uuid, c.merchant_id, c.id, $10::text, $11::json, $2::timestamptz,
+      CASE WHEN EXISTS (
+        SELECT 1 FROM webhook_endpoints ep
+        WHERE ep.merchant_id = c.merchant_id AND ep.mode = c.mode AND ep.enabled AND $10::text = ANY(ep.events)
+      ) THEN NULL ELSE $2::timestamptz END
+    FROM changed c WHERE $10::text IS NOT NULL
+    RETURNING dispatched_at IS NULL AS awaits_fan_out
+  ), timeline AS (
+    INSERT INTO order_timeline (order_id, at, kind, source, detail)
+    SELECT c.id, $2::timestamptz, $14::text, $16::text, $17::jsonb FROM changed c
+  ), ended AS (
+    UPDATE order_tasks SET state = 'canceled', lease_until = NULL, finished_at = $2::timestamptz
+    WHERE order_id IN (SELECT c.id FROM changed c WHERE $3::text IS NOT NULL) AND state IN ('scheduled', 'claimed')
+  )
+  SELECT in_flight.busy, EXISTS (SELECT 1 FROM changed) AS applied, (SELECT awaits_fan_out FROM event) AS awaits_fan_out,
+    EXISTS (SELECT 1 FROM store_connections sc WHERE sc.merchant_id = (SELECT c.merchant_id FROM changed c)) AS store_writeback
+  FROM in_flight`;
+
+/** A transition that writes no change still records its provider event's key (a refused or no-op tap included). */
+const CLAIM_PROVIDER_EVENT_SQL = `
+  INSERT INTO provider_events (provider, key, order_id, created_at) VALUES ($1, $2, $3::uuid, $4)
+  ON CONFLICT DO NOTHING`;
+
 // The create path's two statements and the read by id run on every request: prepared once per connection.
 const insertSending = preparedStatement("orders_insert_sending", INSERT_SENDING_SQL);
 const markAccepted = preparedStatement("orders_mark_accepted", MARK_ACCEPTED_SQL);
 const findVisible = preparedStatement("orders_find_visible", FIND_VISIBLE_SQL);
+// Every state change of one order (a tap, the page's answer, a cancel, a delivery report): two statements.
+const lockForTransition = preparedStatement("orders_lock_for_transition", LOCK_FOR_TRANSITION_SQL);
+const applyTransition = preparedStatement("orders_apply_transition", APPLY_TRANSITION_SQL);
 
 // Interactive transactions queue behind each other on the embedded engine; give waiters room.
 const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 } as const;
@@ -385,6 +514,114 @@ export class OrderRepository {
    * and its outbox event in the same transaction: concurrent transitions serialise, exactly one wins.
    */
   async transition(
+    orderId: string,
+    scope: MerchantScope | null,
+    decide: (state: OrderState) => Decision,
+    clock: () => Date,
+    actor: Actor,
+    options: { providerEvent?: ProviderEventKey | null; waitForReminder?: boolean; within?: WithinTransition } = {},
+  ): Promise<TransitionResult> {
+    // `within` writes through Prisma in the same transaction (the conversation's messages): Prisma's own transaction.
+    if (options.within) return this.transitionWithin(orderId, scope, decide, clock, actor, options);
+    const { providerEvent = null, waitForReminder = true } = options;
+    const client = await this.pool.connect();
+    let open = false;
+    try {
+      await client.query("BEGIN");
+      open = true;
+      const result = await this.transitionOn(client, orderId, scope, decide, clock, actor, providerEvent, waitForReminder);
+      await client.query(result.outcome === "applied" || result.outcome === "rejected" || result.outcome === "unchanged" ? "COMMIT" : "ROLLBACK");
+      open = false;
+      return result;
+    } catch (error) {
+      if (open) {
+        await client.query("ROLLBACK").then(
+          () => (open = false),
+          () => undefined,
+        );
+      }
+      throw error;
+    } finally {
+      // A connection whose transaction could not be ended is not handed out again.
+      client.release(open ? true : undefined);
+    }
+  }
+
+  /**
+   * The transition on plain `pg`, in the caller's transaction: the row lock with the state and the order (one
+   * statement), the decision of the state machine (`decide`, the one source of the rules), then the whole change in
+   * one statement (APPLY_TRANSITION_SQL). Two round trips besides BEGIN and COMMIT, where Prisma's interactive
+   * transaction took ten (and its query compilation on each): bench:confirmation-page.
+   */
+  private async transitionOn(
+    client: pg.PoolClient,
+    orderId: string,
+    scope: MerchantScope | null,
+    decide: (state: OrderState) => Decision,
+    clock: () => Date,
+    actor: Actor,
+    providerEvent: ProviderEventKey | null,
+    waitForReminder: boolean,
+  ): Promise<TransitionResult> {
+    const { rows } = await client.query<LockedForTransition>(
+      lockForTransition([orderId, scope?.merchantId ?? null, scope?.mode ?? null], this.prepare),
+    );
+    const row = rows[0];
+    if (!row) return { outcome: "not_found" };
+    if (row.send_state === "sending") return { outcome: "sending" };
+    const current = row.order;
+    const decision = decide({ ...lockedState(row), smsFallbackCodes: this.fallbackCodes(row.mode, row.sms_fallback_codes) });
+    // Read once the lock is held: the change's time is never before that of an earlier step of the order.
+    const now = clock();
+    if (decision.kind !== "apply") {
+      if (providerEvent) {
+        const claimed = await client.query(CLAIM_PROVIDER_EVENT_SQL, [providerEvent.provider, providerEvent.key, orderId, now]);
+        if (claimed.rowCount === 0) return { outcome: "duplicate", order: current };
+      }
+      return decision.kind === "unchanged"
+        ? { outcome: "unchanged", order: current, also: [] }
+        : { outcome: "rejected", order: current, status: decision.status, also: [] };
+    }
+    const change = decision.change;
+    // The order as it is once changed (what the event carries): the locked row's JSON with the change applied.
+    const order: OrderView = {
+      ...current,
+      ...stateOf(change),
+      ...(change.failure ? { errorCode: change.failure.errorCode, failureReason: change.failure.failureReason } : {}),
+      updatedAt: now.toISOString(),
+    };
+    const envelope = decision.event ? eventEnvelope(decision.event, now, order) : null;
+    const eventId = envelope ? newId() : null;
+    const detail = { ...actor.detail, ...(change.failure ?? decision.smsFallback ?? {}) };
+    const { rows: [applied] } = await client.query<{ busy: boolean; applied: boolean; awaits_fan_out: boolean | null; store_writeback: boolean }>(
+      applyTransition([
+        orderId, now, change.status ?? null, change.customerAction ?? null, change.deliveryStatus ?? null,
+        Boolean(change.failure), change.failure?.errorCode ?? null, change.failure?.failureReason ?? null,
+        eventId, decision.event, envelope ? JSON.stringify(envelope) : null,
+        providerEvent?.provider ?? null, providerEvent?.key ?? null, decision.step,
+        Boolean(change.status) && waitForReminder, actor.source, Object.keys(detail).length ? JSON.stringify(detail) : null,
+        row.status,
+      ], this.prepare),
+    );
+    if (applied.busy) return { outcome: "reminder_in_flight" };
+    if (!applied.applied) return { outcome: "duplicate", order: current };
+    const smsQueued = decision.smsFallback ? (await queueFallbackSmsOn(client, [{ orderId, ...decision.smsFallback }], now)) > 0 : false;
+    const event: StoredEvent | null = envelope
+      ? {
+          id: eventId!,
+          merchantId: row.merchant_id,
+          mode: row.mode,
+          orderId,
+          envelope,
+          awaitsFanOut: applied.awaits_fan_out !== false,
+          storeWriteback: applied.store_writeback,
+        }
+      : null;
+    return { outcome: "applied", order, event, also: [], smsQueued };
+  }
+
+  /** The transition in Prisma's interactive transaction, for a change that writes more through Prisma (`within`). */
+  private async transitionWithin(
     orderId: string,
     scope: MerchantScope | null,
     decide: (state: OrderState) => Decision,
@@ -686,7 +923,13 @@ interface LockedOrder {
   sms_fallback_codes: number[] | null;
 }
 
-function lockedState(row: LockedOrder): OrderState {
+/** LOCK_FOR_TRANSITION_SQL's row. */
+interface LockedForTransition extends Omit<LockedOrder, "id"> {
+  merchant_id: string;
+  order: OrderView;
+}
+
+function lockedState(row: Pick<LockedOrder, "status" | "customer_action" | "delivery_status">): OrderState {
   return {
     status: row.status as OrderState["status"],
     customerAction: row.customer_action as OrderState["customerAction"],

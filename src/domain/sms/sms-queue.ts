@@ -1,4 +1,5 @@
 import type { Prisma } from "../../generated/prisma/client.ts";
+import type pg from "pg";
 import { newId } from "../ids.ts";
 
 /** An order whose first WhatsApp message failed with one of its fallback codes (SPEC §12). */
@@ -36,6 +37,19 @@ const QUEUE_FALLBACK_SQL = `
     ON CONFLICT (order_id, kind, position) DO NOTHING
   )
   SELECT count(*)::int AS queued FROM fallback`;
+
+/** queueFallbackSms on a plain `pg` client inside its transaction (OrderRepository's single-order transition). */
+export async function queueFallbackSmsOn(client: pg.ClientBase, fallbacks: FallbackToQueue[], now: Date): Promise<number> {
+  if (fallbacks.length === 0) return 0;
+  const { rows } = await client.query<{ queued: number }>(QUEUE_FALLBACK_SQL, [
+    fallbacks.map(() => newId()),
+    fallbacks.map((entry) => entry.orderId),
+    fallbacks.map((entry) => entry.errorCode),
+    fallbacks.map((entry) => entry.failureReason),
+    now,
+  ]);
+  return rows[0]?.queued ?? 0;
+}
 
 export async function queueFallbackSms(tx: Prisma.TransactionClient, fallbacks: FallbackToQueue[], now: Date): Promise<number> {
   if (fallbacks.length === 0) return 0;
