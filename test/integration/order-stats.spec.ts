@@ -5,6 +5,7 @@ import { consoleSession } from "../support/console.ts";
 import { seedOrders, type SeedOrder } from "../support/order-seed.ts";
 import { orderInput } from "../support/fixtures.ts";
 import { RELATIVE_ERROR } from "../../src/domain/stats/answer-histogram.ts";
+import { OrderStatsVerifier } from "../../src/domain/stats/order-stats-verifier.ts";
 
 /**
  * Query.orderStats and GET /api/v1/stats/orders over real HTTP, against figures computed by hand from orders
@@ -402,6 +403,31 @@ describe("orderStats of orders answered through the service", () => {
     // From the histograms: within their error of the exact percentiles, reported with millisecond precision.
     expect(stats.totals.timeToAnswerP50Seconds).toEqual(near((times[0] + times[1]) / 2));
     expect(stats.totals.timeToAnswerP90Seconds).toEqual(near(times[0] + 0.9 * (times[1] - times[0])));
+  });
+
+  it("counts an answer the team recorded from a call (approve or cancel) as the customer's, kept and exact alike", async () => {
+    const fresh = await server.merchant("Phone Desk Shop");
+    const place = async () => {
+      const response = await fresh.test.post("/api/v1/orders", orderInput());
+      expect(response.status, response.text).toBe(201);
+      return response.body;
+    };
+    const approvedByPhone = await place();
+    const canceledInPerson = await place();
+    const withdrawn = await place();
+    const record = (order: any, action: string, channel: string) =>
+      fresh.test.post(`/api/v1/orders/${order.id}/customer-answer`, { action, channel });
+    expect((await record(approvedByPhone, "approve", "phone")).status).toBe(200);
+    expect((await record(canceledInPerson, "cancel", "in_person")).status).toBe(200);
+    expect((await fresh.test.delete(`/api/v1/orders/${withdrawn.id}`)).status).toBe(200);
+
+    const range = { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 3_600_000).toISOString() };
+    const stats = await restStats(fresh.test, range);
+    expect(stats.totals).toMatchObject({ created: 3, confirmed: 1, canceled: 2, pending: 0, answered: 2, confirmationRate: 0.5 });
+    expect(stats.totals.answerRate).toBe(0.6667); // rates are given to four decimal places
+    // The maintained buckets agree with the orders table (`ocs stats verify`'s exact computation).
+    const verifier = new OrderStatsVerifier(server.app.services.database.pool);
+    expect((await verifier.verify(fresh.id, { repair: false })).mismatches).toEqual([]);
   });
 });
 

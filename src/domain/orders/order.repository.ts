@@ -250,7 +250,8 @@ const APPLY_TRANSITION_SQL = `
     -- itself and the two triggers skip it, as the create path's statements do (migrations 20261124230000,
     -- 20261125250000); the flags are set only when the figures below are written. Any other change (a delivery
     -- report) is left to the triggers.
-    SELECT c.*, (c.status = 'confirmed' OR (c.status = 'canceled' AND $16::text = 'customer')) AS answered
+    SELECT c.*, (c.status = 'confirmed' OR (c.status = 'canceled' AND order_stats_is_answer_step($16::text, $17::jsonb)))
+      AS answered
     FROM changed c
     WHERE $18::text = 'pending' AND c.status <> 'pending'
   ), counted AS (

@@ -56,14 +56,17 @@ function statsSql(interval: StatsInterval): string {
       CASE WHEN answer.answered THEN extract(epoch FROM o.updated_at - o.created_at)::float8 END AS answer_seconds
     FROM orders o
     LEFT JOIN LATERAL (
-      SELECT t.source FROM order_timeline t
+      SELECT t.source, t.detail FROM order_timeline t
       WHERE o.status = 'canceled' AND t.order_id = o.id AND t.kind = 'canceled'
       ORDER BY t.id LIMIT 1
     ) step ON true
-    -- A confirmation is always the customer's; a cancel may be the merchant's, which only the timeline tells
-    -- (orders from before the timeline have no step: their customerAction is taken as the customer's).
+    -- A confirmation is always the customer's; a cancel may be the merchant's, which only the timeline tells: the
+    -- customer's tap, text or page, or the customer's answer the team recorded (via phone, in_person, other; SPEC
+    -- §15) is an answer, a merchant's own cancel is not. Orders from before the timeline have no step: their
+    -- customerAction is taken as the customer's.
     CROSS JOIN LATERAL (
-      SELECT o.status = 'confirmed' OR (o.status = 'canceled' AND coalesce(step.source = 'customer', true)) AS answered
+      SELECT o.status = 'confirmed' OR (o.status = 'canceled' AND coalesce(
+        step.source = 'customer' OR coalesce(step.detail ->> 'via' IN ('phone', 'in_person', 'other'), false), true)) AS answered
     ) answer
     WHERE o.merchant_id = $1::uuid AND o.mode = $2::"KeyMode" AND o.send_state <> 'sending'
       AND o.created_at >= $3::timestamptz AND o.created_at < $4::timestamptz

@@ -9,7 +9,8 @@ import { isoDateTime } from "../orders/order.schemas.ts";
  * - The range is [from, to) over the orders' createdAt, for the caller's merchant and mode, visible orders only
  *   (an order whose first send has no result yet does not exist for anyone).
  * - created: those orders; confirmed/canceled/failed/expired/pending: how many of them are in that status now.
- * - answered: those the customer answered (a tap on Approve or Cancel); a merchant's cancel is not an answer.
+ * - answered: those the customer answered (a tap on Approve or Cancel, a clear text, the page, or an answer the
+ *   merchant's team recorded from a call: SPEC §15); a merchant's own cancel is not an answer.
  *   Orders from before the timeline existed count as answered when they have a customerAction.
  * - confirmationRate = confirmed ÷ answered; answerRate = answered ÷ created (null when dividing by 0). Their
  *   product is confirmed ÷ created.
