@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  addEncodedHistogram, addHistogram, binOf, binsPercentile, emptyBins, binValue, decodeHistogram, GROWTH, histogramPercentile, MAX_BIN, RELATIVE_ERROR, SLOT_DIGITS,
+  addBinaryHistogram, addHistogram, binOf, binsPercentile, emptyBins, binValue, decodeHistogram, GROWTH, histogramPercentile, MAX_BIN, RELATIVE_ERROR, SLOT_DIGITS,
 } from "../../src/domain/stats/answer-histogram.ts";
 import { DAY, HOUR, piecesOf, QUARTER, withinTop, type Piece } from "../../src/domain/stats/stat-pieces.ts";
 
@@ -83,21 +83,44 @@ describe("time-to-answer histograms", () => {
     expect(() => decodeHistogram("-1000000000")).toThrow();
   });
 
-  it("decode the trimmed text the statement sends into dense bins, with a sign, into several targets", () => {
+  it("decode the integer's binary form the statement sends (numeric_send) into dense bins, with a sign", () => {
+    // PostgreSQL's numeric binary form: int16 count of base-10,000 digits, int16 weight of the first, uint16 sign
+    // (0x4000 negative), int16 display scale, the digits, trailing zero digits left out.
+    const send = (value: bigint): Uint8Array => {
+      const negative = value < 0n;
+      let rest = negative ? -value : value;
+      const digits: number[] = [];
+      while (rest > 0n) {
+        digits.unshift(Number(rest % 10_000n));
+        rest /= 10_000n;
+      }
+      const weight = digits.length - 1;
+      while (digits.length && digits[digits.length - 1] === 0) digits.pop();
+      const view = new DataView(new ArrayBuffer(8 + 2 * digits.length));
+      view.setInt16(0, digits.length);
+      view.setInt16(2, Math.max(weight, 0));
+      view.setUint16(4, negative ? 0x4000 : 0);
+      view.setInt16(6, 0);
+      digits.forEach((digit, i) => view.setInt16(8 + 2 * i, digit));
+      return new Uint8Array(view.buffer);
+    };
     fc.assert(
       fc.property(fc.dictionary(fc.integer({ min: 0, max: MAX_BIN }).map(String), fc.integer({ min: 0, max: 999_999_999 })), (entries) => {
         let value = 0n;
         for (const [bin, count] of Object.entries(entries)) value += BigInt(count) * 10n ** BigInt(9 * Number(bin));
-        const full = value.toString();
-        const text = full.replace(/0+$/, "");
-        const [a, b] = [emptyBins(), emptyBins()];
-        addEncodedHistogram(text, full.length - text.length, [{ bins: a, sign: 1 }, { bins: b, sign: -1 }]);
+        const [a, b, c] = [emptyBins(), emptyBins(), emptyBins()];
+        addBinaryHistogram(send(value), a);
+        addBinaryHistogram(send(value), b, -1);
+        addBinaryHistogram(send(-value), c);
         const wanted = Array.from({ length: MAX_BIN + 1 }, (_, bin) => entries[String(bin)] ?? 0);
         expect([...a]).toEqual(wanted);
         expect([...b].map((count) => -count || 0)).toEqual(wanted);
+        expect([...c].map((count) => -count || 0)).toEqual(wanted);
       }),
       { numRuns: 100 },
     );
+    expect(() => addBinaryHistogram(send(10n ** BigInt(9 * (MAX_BIN + 1))), emptyBins())).toThrow(/beyond the last bin/);
+    expect(() => addBinaryHistogram(new Uint8Array([0, 1]), emptyBins())).toThrow(/not a histogram/);
     const bins = emptyBins();
     bins[binOf(60_000)] = 1;
     bins[binOf(300_000)] = 1;

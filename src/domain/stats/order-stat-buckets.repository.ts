@@ -3,7 +3,7 @@ import { ValidationError } from "../errors.ts";
 import type { MerchantScope } from "../orders/order.repository.ts";
 import type { StatsInterval } from "./order-stats.ts";
 import type { StatsRow } from "./order-stats.repository.ts";
-import { addEncodedHistogram, binsPercentile, emptyBins } from "./answer-histogram.ts";
+import { addBinaryHistogram, binsPercentile, emptyBins } from "./answer-histogram.ts";
 import { alignedPart, topRange, withinTop, type Piece } from "./stat-pieces.ts";
 import { withCheckedOutClient } from "../../db/checked-out-client.ts";
 
@@ -39,76 +39,71 @@ export const FIGURES_SQL = `
     SELECT * FROM unnest($8::int[], $9::timestamptz[], $10::timestamptz[]) AS e(term, lo, hi)
   ), top_key AS (
     SELECT * FROM unnest($11::int[], $12::int[], $13::timestamptz[]) AS k(term, sign, start)
+  ), term_use AS (
+    -- Where each term goes: the answer's buckets (0, 1, …) with their signs.
+    SELECT * FROM unnest($17::int[], $18::int[], $19::int[]) AS u(term, bucket, sign)
   ), top_rows AS MATERIALIZED (
     -- The rows of the answer's own level (days, or hours), each used by one bucket and by its boundaries' shares: one
-    -- range scan, summed over slots, joined to their uses by start.
-    SELECT r.start, sum(r.created) AS created, sum(r.confirmed) AS confirmed, sum(r.canceled) AS canceled,
-      sum(r.failed) AS failed, sum(r.expired) AS expired, sum(r.answered) AS answered, sum(r.answer_histogram) AS histogram
+    -- range scan, joined to their uses by start.
+    SELECT r.start, r.created, r.confirmed, r.canceled, r.failed, r.expired, r.answered, r.answer_histogram
     FROM order_stat_buckets r
     WHERE r.merchant_id = $1::uuid AND r.mode = $2::"KeyMode" AND r.span = $14::smallint AND r.start >= $15::timestamptz
       AND r.start < $16::timestamptz
-    GROUP BY r.start
-  ), top_failures AS MATERIALIZED (
-    SELECT r.start, r.error_code, sum(r.count) AS count
-    FROM order_stat_failures r
-    WHERE r.merchant_id = $1::uuid AND r.mode = $2::"KeyMode" AND r.span = $14::smallint AND r.start >= $15::timestamptz
-      AND r.start < $16::timestamptz
-    GROUP BY 1, 2
   ), edge_orders AS MATERIALIZED (
     SELECT e.term, o.status, o.error_code, order_stats_answered(o.id, o.status) AS answered, o.created_at, o.updated_at
     FROM edge e
     JOIN orders o ON o.merchant_id = $1::uuid AND o.mode = $2::"KeyMode" AND o.send_state <> 'sending'
       AND o.created_at >= e.lo AND o.created_at < e.hi
-  ), figures AS (
-    -- Each piece summed by its own index range scan (an aggregate in LATERAL is never turned into a join that reads
-    -- every row of the merchant).
-    SELECT p.term, sum(p.sign * b.created) AS created, sum(p.sign * b.confirmed) AS confirmed,
-      sum(p.sign * b.canceled) AS canceled, sum(p.sign * b.failed) AS failed, sum(p.sign * b.expired) AS expired,
-      sum(p.sign * b.answered) AS answered, sum(p.sign * b.histogram) AS histogram
+  ), term_rows AS (
+    -- Every row a term is made of, with its sign (pieces by their own index range scans: OFFSET 0 keeps the planner
+    -- from turning the LATERAL scan into a join that reads every row of the merchant), and the orders of the
+    -- part-quarters as rows of one.
+    SELECT p.term, p.sign, r.created, r.confirmed, r.canceled, r.failed, r.expired, r.answered, r.answer_histogram
     FROM piece p
     CROSS JOIN LATERAL (
-      SELECT sum(r.created) AS created, sum(r.confirmed) AS confirmed, sum(r.canceled) AS canceled, sum(r.failed) AS failed,
-        sum(r.expired) AS expired, sum(r.answered) AS answered, sum(r.answer_histogram) AS histogram
+      SELECT r.created, r.confirmed, r.canceled, r.failed, r.expired, r.answered, r.answer_histogram
       FROM order_stat_buckets r
       WHERE r.merchant_id = $1::uuid AND r.mode = $2::"KeyMode" AND r.span = p.span AND r.start >= p.lo AND r.start < p.hi
-    ) b
-    WHERE b.created IS NOT NULL
-    GROUP BY p.term
+      OFFSET 0
+    ) r
     UNION ALL
-    SELECT k.term, sum(k.sign * t.created), sum(k.sign * t.confirmed), sum(k.sign * t.canceled), sum(k.sign * t.failed),
-      sum(k.sign * t.expired), sum(k.sign * t.answered), sum(k.sign * t.histogram)
+    SELECT k.term, k.sign, t.created, t.confirmed, t.canceled, t.failed, t.expired, t.answered, t.answer_histogram
     FROM top_key k JOIN top_rows t ON t.start = k.start
-    GROUP BY k.term
     UNION ALL
-    SELECT term, count(*), count(*) FILTER (WHERE status = 'confirmed'), count(*) FILTER (WHERE status = 'canceled'),
-      count(*) FILTER (WHERE status = 'failed'), count(*) FILTER (WHERE status = 'expired'), count(*) FILTER (WHERE answered),
-      coalesce(sum(order_stats_histogram(created_at, updated_at)) FILTER (WHERE answered), 0)
-    FROM edge_orders GROUP BY term
-  ), failures AS (
-    SELECT p.term, f.error_code, sum(p.sign * f.count) AS count
+    SELECT term, 1, 1, (status = 'confirmed')::int, (status = 'canceled')::int, (status = 'failed')::int,
+      (status = 'expired')::int, answered::int, CASE WHEN answered THEN order_stats_histogram(created_at, updated_at) ELSE 0 END
+    FROM edge_orders
+  ), failure_rows AS (
+    SELECT p.term, p.sign, r.error_code, r.count
     FROM piece p
     CROSS JOIN LATERAL (
-      SELECT r.error_code, sum(r.count) AS count
+      SELECT r.error_code, r.count
       FROM order_stat_failures r
       WHERE r.merchant_id = $1::uuid AND r.mode = $2::"KeyMode" AND r.span = p.span AND r.start >= p.lo AND r.start < p.hi
-      GROUP BY r.error_code
-    ) f
-    GROUP BY 1, 2
+      OFFSET 0
+    ) r
     UNION ALL
-    SELECT k.term, t.error_code, sum(k.sign * t.count) FROM top_key k JOIN top_failures t ON t.start = k.start GROUP BY 1, 2
+    SELECT k.term, k.sign, r.error_code, r.count
+    FROM top_key k
+    JOIN order_stat_failures r ON r.merchant_id = $1::uuid AND r.mode = $2::"KeyMode" AND r.span = $14::smallint
+      AND r.start = k.start
     UNION ALL
-    SELECT term, coalesce(error_code, -1), count(*) FROM edge_orders WHERE status = 'failed' GROUP BY 1, 2
+    SELECT term, 1, coalesce(error_code, -1), 1 FROM edge_orders WHERE status = 'failed'
   )
-  SELECT term, created, confirmed, canceled, failed, expired, answered, rtrim(histogram, '0') AS histogram,
-    length(histogram) - length(rtrim(histogram, '0')) AS zeros, NULL::int AS error_code
-  FROM (
-    SELECT term, sum(created)::int AS created, sum(confirmed)::int AS confirmed, sum(canceled)::int AS canceled,
-      sum(failed)::int AS failed, sum(expired)::int AS expired, sum(answered)::int AS answered, sum(histogram)::text AS histogram
-    FROM figures GROUP BY term
-  ) AS summed
+  -- Each bucket as the signed sum of its terms' rows, in one aggregation: a group per bucket (a grouped sum of these
+  -- long integers costs far more per group than per row), its histogram in the integer's binary form (numeric_send:
+  -- base-10,000 digits without the low bins' trailing zeros).
+  SELECT u.bucket, sum(u.sign * r.sign * r.created)::int AS created, sum(u.sign * r.sign * r.confirmed)::int AS confirmed,
+    sum(u.sign * r.sign * r.canceled)::int AS canceled, sum(u.sign * r.sign * r.failed)::int AS failed,
+    sum(u.sign * r.sign * r.expired)::int AS expired, sum(u.sign * r.sign * r.answered)::int AS answered,
+    numeric_send(sum(CASE WHEN u.sign = r.sign THEN r.answer_histogram ELSE -r.answer_histogram END)) AS histogram,
+    NULL::int AS error_code
+  FROM term_use u JOIN term_rows r ON r.term = u.term
+  GROUP BY u.bucket
   UNION ALL
-  SELECT term, sum(count)::int, 0, 0, 0, 0, 0, NULL, 0, error_code
-  FROM failures GROUP BY term, error_code HAVING sum(count) <> 0`;
+  SELECT u.bucket, sum(u.sign * r.sign * r.count)::int, 0, 0, 0, 0, 0, NULL, r.error_code
+  FROM term_use u JOIN failure_rows r ON r.term = u.term
+  GROUP BY u.bucket, r.error_code HAVING sum(u.sign * r.sign * r.count) <> 0`;
 
 interface BucketBounds {
   start: string;
@@ -117,16 +112,16 @@ interface BucketBounds {
 }
 
 interface FigureRow {
-  term: number;
+  /** The answer's bucket (its index). */
+  bucket: number;
   created: number;
   confirmed: number;
   canceled: number;
   failed: number;
   expired: number;
   answered: number;
-  /** The histogram's decimal text without trailing zeros (`zeros` of them); null on a row of failures. */
-  histogram: string | null;
-  zeros: number;
+  /** The histogram as numeric_send gives it; null on a row of failures. */
+  histogram: Buffer | null;
   error_code: number | null;
 }
 
@@ -199,7 +194,16 @@ export function readPlan(buckets: { from: number; to: number }[], interval: Stat
     terms[boundary(aligned.to)].push({ bucket, sign: 1 });
     terms[boundary(aligned.from)].push({ bucket, sign: -1 });
   });
-  return { terms, pieces, edges, keys };
+  // Where each term goes, for the statement: its buckets with their signs.
+  const uses = { term: [] as number[], bucket: [] as number[], sign: [] as number[] };
+  terms.forEach((list, term) => {
+    for (const { bucket, sign } of list) {
+      uses.term.push(term);
+      uses.bucket.push(bucket);
+      uses.sign.push(sign);
+    }
+  });
+  return { terms, pieces, edges, keys, uses };
 }
 
 export class OrderStatBucketsRepository {
@@ -212,9 +216,25 @@ export class OrderStatBucketsRepository {
   ): Promise<StatsRow[]> {
     return withCheckedOutClient(this.pool, async (client) => {
       let bounds: BucketBounds[];
+      let rows: FigureRow[];
       try {
+        // One snapshot for the zone's buckets and the figures; no JIT compilation: the planner's estimate for the
+        // per-piece index probes is above jit_above_cost, and compiling took longer (~120 ms) than the statement.
+        await client.query("BEGIN READ ONLY; SET LOCAL jit = off");
         ({ rows: bounds } = await client.query<BucketBounds>(BUCKETS_SQL[range.interval], [range.from, range.to, range.timeZone]));
+        const from = range.from.getTime();
+        const to = range.to.getTime();
+        const clipped = bounds.map((bound) => ({ from: Math.max(from, bound.start_ms), to: Math.min(to, bound.end_ms) }));
+        const { pieces, edges, keys, uses } = readPlan(clipped, range.interval);
+        ({ rows } = await client.query<FigureRow>(FIGURES_SQL, [
+          scope.merchantId, scope.mode, pieces.term, pieces.sign, pieces.span, pieces.lo, pieces.hi,
+          edges.term, edges.lo, edges.hi, keys.term, keys.sign, keys.start, keys.span,
+          new Date(Number.isFinite(keys.from) ? keys.from : 0), new Date(Number.isFinite(keys.to) ? keys.to : 0),
+          uses.term, uses.bucket, uses.sign,
+        ]));
+        await client.query("COMMIT");
       } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
         // The runtime's zone list (validated before) and the database's may differ: the database has the last word.
         const { code, message } = error as { code?: string; message?: string };
         if (code === "22023" && /time zone/i.test(message ?? "")) {
@@ -222,36 +242,24 @@ export class OrderStatBucketsRepository {
         }
         throw error;
       }
-      const from = range.from.getTime();
-      const to = range.to.getTime();
-      const clipped = bounds.map((bound) => ({ from: Math.max(from, bound.start_ms), to: Math.min(to, bound.end_ms) }));
-      const { terms, pieces, edges, keys } = readPlan(clipped, range.interval);
-      const { rows } = await client.query<FigureRow>(FIGURES_SQL, [
-        scope.merchantId, scope.mode, pieces.term, pieces.sign, pieces.span, pieces.lo, pieces.hi,
-        edges.term, edges.lo, edges.hi, keys.term, keys.sign, keys.start, keys.span,
-        new Date(Number.isFinite(keys.from) ? keys.from : 0), new Date(Number.isFinite(keys.to) ? keys.to : 0),
-      ]);
       const figures = bounds.map(() => emptyFigures());
-      // The totals take each term once with the sum of its signs (a boundary shared by two buckets adds 0).
       const totals = emptyFigures();
       for (const row of rows) {
-        const uses = terms[row.term];
-        const net = uses.reduce((sum, use) => sum + use.sign, 0);
-        const targets = [...uses.map(({ bucket, sign }) => ({ figures: figures[bucket], sign })), ...(net ? [{ figures: totals, sign: net }] : [])];
-        if (row.histogram === null) {
-          const code = row.error_code === -1 ? null : row.error_code;
-          for (const { figures: target, sign } of targets) target.failures.set(code, (target.failures.get(code) ?? 0) + sign * row.created);
-          continue;
+        // The totals are the sum of the buckets (which tile [from, to)).
+        for (const target of [figures[row.bucket], totals]) {
+          if (row.histogram === null) {
+            const code = row.error_code === -1 ? null : row.error_code;
+            target.failures.set(code, (target.failures.get(code) ?? 0) + row.created);
+            continue;
+          }
+          target.created += row.created;
+          target.confirmed += row.confirmed;
+          target.canceled += row.canceled;
+          target.failed += row.failed;
+          target.expired += row.expired;
+          target.answered += row.answered;
+          addBinaryHistogram(row.histogram, target.bins);
         }
-        for (const { figures: target, sign } of targets) {
-          target.created += sign * row.created;
-          target.confirmed += sign * row.confirmed;
-          target.canceled += sign * row.canceled;
-          target.failed += sign * row.failed;
-          target.expired += sign * row.expired;
-          target.answered += sign * row.answered;
-        }
-        addEncodedHistogram(row.histogram, row.zeros, targets.map(({ figures: target, sign }) => ({ bins: target.bins, sign })));
       }
       return [statsRow(null, totals), ...figures.map((bucket, index) => statsRow(bounds[index].start, bucket))];
     });
