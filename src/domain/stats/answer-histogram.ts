@@ -51,54 +51,80 @@ export function decodeHistogram(text: string): Histogram {
  * digits left out) to `bins`. The database sends numeric_send(h), not its decimal text: about half the bytes of the
  * significant digits, without the thousands of trailing zeros of the low bins, and no trimming in SQL.
  */
-export function addBinaryHistogram(binary: Uint8Array, bins: Float64Array, sign = 1): void {
+export function addBinaryHistogram(binary: Uint8Array, bins: Float64Array, sign = 1): { low: number; high: number } {
   if (binary.length < 8) throw new Error("order statistics: not a histogram (too short)");
   const view = new DataView(binary.buffer, binary.byteOffset, binary.byteLength);
   const digits = view.getInt16(0);
   const weight = view.getInt16(2);
   const numericSign = view.getUint16(4);
   if (numericSign === 0xc000 || binary.length !== 8 + 2 * digits) throw new Error("order statistics: not a histogram");
+  if (digits === 0) return { low: 0, high: -1 };
   const factor = numericSign === 0x4000 ? -sign : sign;
+  // Digit i's lowest decimal position is 4 × (weight − i); its four decimals fall in one bin, or straddle two.
+  const low = Math.floor((4 * (weight - digits + 1)) / SLOT_DIGITS);
+  const high = Math.floor((4 * weight + 3) / SLOT_DIGITS);
+  if (weight - digits + 1 < 0) throw new Error("order statistics: not a histogram (a fraction)");
   for (let i = 0; i < digits; i++) {
-    let digit = view.getInt16(8 + 2 * i);
+    const digit = view.getInt16(8 + 2 * i);
     if (digit === 0) continue;
-    // This digit's lowest decimal position; each of its four decimals falls in bin position / SLOT_DIGITS.
-    let position = 4 * (weight - i);
-    if (position < 0) throw new Error("order statistics: not a histogram (a fraction)");
-    for (let j = 0; j < 4 && digit > 0; j++, position++) {
-      const decimal = digit % 10;
-      digit = (digit - decimal) / 10;
-      if (decimal === 0) continue;
-      const bin = Math.floor(position / SLOT_DIGITS);
-      if (bin > MAX_BIN) throw new Error("order statistics: not a histogram (beyond the last bin)");
-      bins[bin] += factor * decimal * POWERS[position % SLOT_DIGITS];
+    const position = 4 * (weight - i);
+    const bin = (position / SLOT_DIGITS) | 0;
+    const offset = position - bin * SLOT_DIGITS;
+    if (bin > MAX_BIN) throw new Error("order statistics: not a histogram (beyond the last bin)");
+    if (offset <= SLOT_DIGITS - 4) {
+      bins[bin] += factor * digit * POWERS[offset];
+    } else {
+      // The lower SLOT_DIGITS − offset decimals in this bin, the rest at the bottom of the next.
+      const split = POWERS[SLOT_DIGITS - offset];
+      const below = digit % split;
+      const above = (digit - below) / split;
+      if (below !== 0) bins[bin] += factor * below * POWERS[offset];
+      if (above !== 0) {
+        if (bin + 1 > MAX_BIN) throw new Error("order statistics: not a histogram (beyond the last bin)");
+        bins[bin + 1] += factor * above;
+      }
     }
   }
+  return { low, high: Math.min(high, MAX_BIN) };
 }
 
 const POWERS = Array.from({ length: SLOT_DIGITS }, (_, k) => 10 ** k);
 
 /** percentile_cont(q) read from dense bins, in seconds; null when empty. */
 export function binsPercentile(bins: Float64Array, q: number): number | null {
+  return binsPercentiles(bins, [q])[0];
+}
+
+/** percentile_cont(q) for each of `qs`, read from dense bins in two passes, in seconds; null when empty. */
+export function binsPercentiles(bins: Float64Array, qs: readonly number[], from = 0, to = bins.length - 1): (number | null)[] {
+  // `from`…`to`: the bins that may hold answers (all of them unless the caller knows).
   let total = 0;
-  for (let bin = 0; bin < bins.length; bin++) {
-    if (bins[bin] < 0) throw new Error("order statistics: a histogram bin below zero");
-    total += bins[bin];
+  for (let bin = from; bin <= to; bin++) {
+    const count = bins[bin];
+    if (count === 0) continue;
+    if (count < 0) throw new Error("order statistics: a histogram bin below zero");
+    total += count;
   }
-  if (total === 0) return null;
-  const rank = q * (total - 1);
-  const lower = Math.floor(rank);
-  const valueAt = (index: number): number => {
-    let seen = 0;
-    for (let bin = 0; bin < bins.length; bin++) {
-      seen += bins[bin];
-      if (index < seen) return binValue(bin);
-    }
-    return 0;
-  };
-  const low = valueAt(lower);
-  const high = rank > lower ? valueAt(lower + 1) : low;
-  return (low + (rank - lower) * (high - low)) / 1000;
+  if (total === 0) return qs.map(() => null);
+  // The order statistics each q interpolates between (0-based), found in one cumulative pass.
+  const wanted = qs.flatMap((q) => {
+    const rank = q * (total - 1);
+    const lower = Math.floor(rank);
+    return [lower, rank > lower ? lower + 1 : lower];
+  });
+  const order = wanted.map((_, index) => index).sort((a, b) => wanted[a] - wanted[b]);
+  const values = wanted.map(() => 0);
+  let seen = 0;
+  let next = 0;
+  for (let bin = from; bin <= to && next < order.length; bin++) {
+    seen += bins[bin];
+    while (next < order.length && wanted[order[next]] < seen) values[order[next++]] = binValue(bin);
+  }
+  return qs.map((q, index) => {
+    const rank = q * (total - 1);
+    const [low, high] = [values[2 * index], values[2 * index + 1]];
+    return (low + (rank - Math.floor(rank)) * (high - low)) / 1000;
+  });
 }
 
 /** `into` plus `sign` × `from` (a bucket is some sums minus others). */

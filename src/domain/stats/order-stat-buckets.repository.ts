@@ -3,7 +3,7 @@ import { ValidationError } from "../errors.ts";
 import type { MerchantScope } from "../orders/order.repository.ts";
 import type { StatsInterval } from "./order-stats.ts";
 import type { StatsRow } from "./order-stats.repository.ts";
-import { addBinaryHistogram, binsPercentile, emptyBins } from "./answer-histogram.ts";
+import { addBinaryHistogram, binsPercentiles, emptyBins } from "./answer-histogram.ts";
 import { alignedPart, topRange, withinTop, type Piece } from "./stat-pieces.ts";
 import { withCheckedOutClient } from "../../db/checked-out-client.ts";
 
@@ -34,11 +34,15 @@ const BUCKETS_SQL = {
 
 export const FIGURES_SQL = `
   WITH piece AS (
-    SELECT * FROM unnest($3::int[], $4::int[], $5::smallint[], $6::timestamptz[], $7::timestamptz[]) AS p(term, sign, span, lo, hi)
+    -- Times come as milliseconds since the epoch (cheaper to send than timestamps' text; to_timestamp keeps microseconds).
+    SELECT p.term, p.sign, p.span, to_timestamp(p.lo_ms / 1000.0) AS lo, to_timestamp(p.hi_ms / 1000.0) AS hi
+    FROM unnest($3::int[], $4::int[], $5::smallint[], $6::bigint[], $7::bigint[]) AS p(term, sign, span, lo_ms, hi_ms)
   ), edge AS (
-    SELECT * FROM unnest($8::int[], $9::timestamptz[], $10::timestamptz[]) AS e(term, lo, hi)
+    SELECT e.term, to_timestamp(e.lo_ms / 1000.0) AS lo, to_timestamp(e.hi_ms / 1000.0) AS hi
+    FROM unnest($8::int[], $9::bigint[], $10::bigint[]) AS e(term, lo_ms, hi_ms)
   ), top_key AS (
-    SELECT * FROM unnest($11::int[], $12::int[], $13::timestamptz[]) AS k(term, sign, start)
+    SELECT k.term, k.sign, to_timestamp(k.start_ms / 1000.0) AS start
+    FROM unnest($11::int[], $12::int[], $13::bigint[]) AS k(term, sign, start_ms)
   ), term_use AS (
     -- Where each term goes: the answer's buckets (0, 1, …) with their signs.
     SELECT * FROM unnest($17::int[], $18::int[], $19::int[]) AS u(term, bucket, sign)
@@ -132,12 +136,13 @@ interface Figures {
   failed: number;
   expired: number;
   answered: number;
-  bins: Float64Array;
+  p50: number | null;
+  p90: number | null;
   failures: Map<number | null, number>;
 }
 
 const emptyFigures = (): Figures => ({
-  created: 0, confirmed: 0, canceled: 0, failed: 0, expired: 0, answered: 0, bins: emptyBins(), failures: new Map(),
+  created: 0, confirmed: 0, canceled: 0, failed: 0, expired: 0, answered: 0, p50: null, p90: null, failures: new Map(),
 });
 
 /**
@@ -147,10 +152,10 @@ const emptyFigures = (): Figures => ({
  */
 export function readPlan(buckets: { from: number; to: number }[], interval: StatsInterval) {
   const terms: { bucket: number; sign: 1 | -1 }[][] = [];
-  const pieces = { term: [] as number[], sign: [] as number[], span: [] as number[], lo: [] as Date[], hi: [] as Date[] };
-  const edges = { term: [] as number[], lo: [] as Date[], hi: [] as Date[] };
+  const pieces = { term: [] as number[], sign: [] as number[], span: [] as number[], lo: [] as number[], hi: [] as number[] };
+  const edges = { term: [] as number[], lo: [] as number[], hi: [] as number[] };
   const topSpan = interval === "day" ? 1440 : 60;
-  const keys = { term: [] as number[], sign: [] as number[], start: [] as Date[], span: topSpan, from: Infinity, to: -Infinity };
+  const keys = { term: [] as number[], sign: [] as number[], start: [] as number[], span: topSpan, from: Infinity, to: -Infinity };
   const boundaries = new Map<number, number>();
   const addPieces = (list: Piece[]) => {
     const term = terms.push([]) - 1;
@@ -159,7 +164,7 @@ export function readPlan(buckets: { from: number; to: number }[], interval: Stat
         for (let start = piece.from; start < piece.to; start += topSpan * 60_000) {
           keys.term.push(term);
           keys.sign.push(piece.sign);
-          keys.start.push(new Date(start));
+          keys.start.push(start);
           keys.from = Math.min(keys.from, start);
           keys.to = Math.max(keys.to, start + 1);
         }
@@ -168,8 +173,8 @@ export function readPlan(buckets: { from: number; to: number }[], interval: Stat
       pieces.term.push(term);
       pieces.sign.push(piece.sign);
       pieces.span.push(piece.span);
-      pieces.lo.push(new Date(piece.from));
-      pieces.hi.push(new Date(piece.to));
+      pieces.lo.push(piece.from);
+      pieces.hi.push(piece.to);
     }
     return term;
   };
@@ -181,8 +186,8 @@ export function readPlan(buckets: { from: number; to: number }[], interval: Stat
   const edge = (bucket: number, lo: number, hi: number) => {
     if (hi <= lo) return;
     edges.term.push(terms.push([{ bucket, sign: 1 }]) - 1);
-    edges.lo.push(new Date(lo));
-    edges.hi.push(new Date(hi));
+    edges.lo.push(lo);
+    edges.hi.push(hi);
   };
   buckets.forEach(({ from, to }, bucket) => {
     const aligned = alignedPart(from, to);
@@ -227,10 +232,10 @@ export class OrderStatBucketsRepository {
         const clipped = bounds.map((bound) => ({ from: Math.max(from, bound.start_ms), to: Math.min(to, bound.end_ms) }));
         const { pieces, edges, keys, uses } = readPlan(clipped, range.interval);
         ({ rows } = await client.query<FigureRow>(FIGURES_SQL, [
-          scope.merchantId, scope.mode, pieces.term, pieces.sign, pieces.span, pieces.lo, pieces.hi,
-          edges.term, edges.lo, edges.hi, keys.term, keys.sign, keys.start, keys.span,
-          new Date(Number.isFinite(keys.from) ? keys.from : 0), new Date(Number.isFinite(keys.to) ? keys.to : 0),
-          uses.term, uses.bucket, uses.sign,
+          scope.merchantId, scope.mode, pgArray(pieces.term), pgArray(pieces.sign), pgArray(pieces.span), pgArray(pieces.lo),
+          pgArray(pieces.hi), pgArray(edges.term), pgArray(edges.lo), pgArray(edges.hi), pgArray(keys.term), pgArray(keys.sign),
+          pgArray(keys.start), keys.span, new Date(Number.isFinite(keys.from) ? keys.from : 0),
+          new Date(Number.isFinite(keys.to) ? keys.to : 0), pgArray(uses.term), pgArray(uses.bucket), pgArray(uses.sign),
         ]));
         await client.query("COMMIT");
       } catch (error) {
@@ -243,28 +248,45 @@ export class OrderStatBucketsRepository {
         throw error;
       }
       const figures = bounds.map(() => emptyFigures());
+      // The totals are the sum of the buckets (which tile [from, to)).
       const totals = emptyFigures();
+      const totalBins = emptyBins();
+      const bins = emptyBins();
+      let [totalLow, totalHigh] = [bins.length, -1];
       for (const row of rows) {
-        // The totals are the sum of the buckets (which tile [from, to)).
-        for (const target of [figures[row.bucket], totals]) {
-          if (row.histogram === null) {
-            const code = row.error_code === -1 ? null : row.error_code;
-            target.failures.set(code, (target.failures.get(code) ?? 0) + row.created);
-            continue;
-          }
+        const bucket = figures[row.bucket];
+        if (row.histogram === null) {
+          const code = row.error_code === -1 ? null : row.error_code;
+          for (const target of [bucket, totals]) target.failures.set(code, (target.failures.get(code) ?? 0) + row.created);
+          continue;
+        }
+        for (const target of [bucket, totals]) {
           target.created += row.created;
           target.confirmed += row.confirmed;
           target.canceled += row.canceled;
           target.failed += row.failed;
           target.expired += row.expired;
           target.answered += row.answered;
-          addBinaryHistogram(row.histogram, target.bins);
         }
+        // One bucket's histogram at a time in `bins` (its bins `low`…`high`), added to the totals' and cleared after.
+        const { low, high } = addBinaryHistogram(row.histogram, bins);
+        [bucket.p50, bucket.p90] = binsPercentiles(bins, PERCENTILES, low, high);
+        for (let bin = low; bin <= high; bin++) {
+          totalBins[bin] += bins[bin];
+          bins[bin] = 0;
+        }
+        if (high >= low) [totalLow, totalHigh] = [Math.min(totalLow, low), Math.max(totalHigh, high)];
       }
+      [totals.p50, totals.p90] = binsPercentiles(totalBins, PERCENTILES, totalLow, totalHigh);
       return [statsRow(null, totals), ...figures.map((bucket, index) => statsRow(bounds[index].start, bucket))];
     });
   }
 }
+
+const PERCENTILES = [0.5, 0.9] as const;
+
+/** An array of integers as PostgreSQL's array text: node-postgres quotes and escapes every element of an array. */
+const pgArray = (values: number[]): string => `{${values.join(",")}}`;
 
 function statsRow(start: string | null, figures: Figures): StatsRow {
   const failures = [...figures.failures]
@@ -281,8 +303,8 @@ function statsRow(start: string | null, figures: Figures): StatsRow {
     expired: figures.expired,
     pending: figures.created - figures.confirmed - figures.canceled - figures.failed - figures.expired,
     answered: figures.answered,
-    p50: binsPercentile(figures.bins, 0.5),
-    p90: binsPercentile(figures.bins, 0.9),
+    p50: figures.p50,
+    p90: figures.p90,
     failures,
   };
 }
