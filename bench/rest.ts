@@ -5,6 +5,7 @@
  *   npm run bench:rest
  *   BENCH_DURATION=2 BENCH_WARMUP=1 BENCH_ROUNDS=1 npm run bench:rest     # quick check
  */
+import pg from "pg";
 import { cliSource } from "../src/domain/audit/audit-log.ts";
 import { randomBytes } from "node:crypto";
 import http from "node:http";
@@ -38,7 +39,8 @@ import type { LoadResult, LoadSpec, Scenario } from "./load-worker.ts";
 
 // ---------------------------------------------------------------------------------------------- settings
 
-type Target = "baseline" | "service";
+/** `service-nostats`: the same service with the order statistics switched off in the database (BENCH_STATS_AB=1). */
+type Target = "baseline" | "service" | "service-nostats";
 
 const settings = {
   /** Measured seconds per run. */
@@ -63,7 +65,33 @@ const settings = {
    * runs then pay for the deliveries too, as a shop that integrates over webhooks does. The baseline has none.
    */
   webhookEndpoints: numberEnv("BENCH_WEBHOOK_ENDPOINTS", 0, { min: 0 }),
+  /**
+   * PostgreSQL: also measure the service with the order statistics switched off (issue 25), alternating with it in
+   * the same run: the statistics triggers on orders disabled, and the create path's upsert of its bucket rows dropped
+   * by a BEFORE INSERT trigger on order_stat_buckets (whose own small cost stays with the "off" side, so the
+   * difference reported is, if anything, smaller than the real one by that trigger's cost).
+   */
+  statsAb: process.env.BENCH_STATS_AB === "1",
 };
+
+const STATS_OFF_SQL = `
+  CREATE OR REPLACE FUNCTION bench_drop_stat_rows() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+  DROP TRIGGER IF EXISTS bench_drop_stat_rows ON order_stat_buckets;
+  CREATE TRIGGER bench_drop_stat_rows BEFORE INSERT ON order_stat_buckets FOR EACH ROW EXECUTE FUNCTION bench_drop_stat_rows();
+  ALTER TABLE orders DISABLE TRIGGER order_stats_insert, DISABLE TRIGGER order_stats_update;`;
+const STATS_ON_SQL = `
+  DROP TRIGGER IF EXISTS bench_drop_stat_rows ON order_stat_buckets;
+  ALTER TABLE orders ENABLE TRIGGER order_stats_insert, ENABLE TRIGGER order_stats_update;`;
+
+async function switchStats(db: ProvisionedDatabase, on: boolean): Promise<void> {
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    await client.query(on ? STATS_ON_SQL : STATS_OFF_SQL);
+  } finally {
+    await client.end();
+  }
+}
 
 const SCENARIO_LABEL: Record<Scenario, string> = { get: "GET /api/v1/orders/{id}", post: "POST /api/v1/orders" };
 const MERCHANT_MODE = "test" as const;
@@ -174,9 +202,11 @@ async function measure(worker: LoadWorker, db: ProvisionedDatabase, servers: Ser
   const runs: Run[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
     // Alternate which target goes first, so drift over time (thermal, GC, table growth) hits both alike.
-    const order: Target[] = round % 2 === 1 ? ["baseline", "service"] : ["service", "baseline"];
+    const targets: Target[] = settings.statsAb && db.kind === "postgres" ? ["baseline", "service", "service-nostats"] : ["baseline", "service"];
+    const order: Target[] = round % 2 === 1 ? targets : [...targets].reverse();
     for (const target of order) {
-      const { url, inFlight } = target === "service" ? servers.service : servers.baseline;
+      const { url, inFlight } = target === "baseline" ? servers.baseline : servers.service;
+      if (target !== "baseline" && settings.statsAb && db.kind === "postgres") await switchStats(db, target === "service");
       const spec = (seconds: number, phase: string): LoadSpec => ({
         url,
         scenario,
@@ -293,6 +323,25 @@ function cpuTable(summaries: Summary[]): string {
   return markdownTable(header, rows, new Set([3, 4, 5, 6]));
 }
 
+/** BENCH_STATS_AB=1: the service with the order statistics against the same service without them, same run. */
+function statsAbLines(summaries: Summary[]): string[] {
+  const lines: string[] = [];
+  for (const scenario of settings.scenarios) {
+    const on = summaries.find((s) => s.scenario === scenario && s.database === "postgres" && s.target === "service");
+    const off = summaries.find((s) => s.scenario === scenario && s.database === "postgres" && s.target === "service-nostats");
+    if (!on || !off) continue;
+    const cpu = (entry: Summary) => (entry.cpu ? entry.cpu.mainThreadUs + (entry.cpu.postgresUs ?? 0) : NaN);
+    lines.push(
+      `Order statistics on ÷ off, ${SCENARIO_LABEL[scenario]} on PostgreSQL (same run): req/s ${fmt(on.rps, 0)} ÷ ${fmt(off.rps, 0)} = ` +
+        `${fmt(on.rps / off.rps, 3)}×; p99 ${fmt(on.p99)} ÷ ${fmt(off.p99)} ms; CPU per request (main thread + PostgreSQL) ` +
+        `${fmt(cpu(on), 0)} ÷ ${fmt(cpu(off), 0)} µs = ${fmt(cpu(on) / cpu(off), 3)}× (PostgreSQL ${fmt(on.cpu?.postgresUs ?? NaN, 0)} ÷ ` +
+        `${fmt(off.cpu?.postgresUs ?? NaN, 0)} µs)`,
+      "",
+    );
+  }
+  return lines;
+}
+
 function table(summaries: Summary[]): string {
   const header = ["scenario", "database", "server", "req/s", "p50 ms", "p99 ms", "failed", "req/s vs base", "p99 vs base"];
   const rows = pairRows(summaries, (entry, { base, service }) => {
@@ -359,6 +408,7 @@ async function main(): Promise<void> {
     "",
     cpuTable(summaries),
     "",
+    ...statsAbLines(summaries),
   ].join("\n");
   process.stdout.write(out);
   if (summaries.some((summary) => summary.problems > 0)) {
