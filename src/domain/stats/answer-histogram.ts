@@ -5,7 +5,8 @@
  *
  * In the database a histogram is one exact integer (numeric) with SLOT_DIGITS decimal digits per bin: bin k counts
  * at 10^(SLOT_DIGITS × k). Adding histograms is adding integers (sum() is exact), so a range's histogram is the sum of
- * its buckets', and a slot holds up to 999,999,999 answers of one bin in one answer's range.
+ * its buckets', and a slot holds up to 999,999,999 answers of one bin in one bucket of an answer (a local day or hour;
+ * the totals add the buckets' bins in the service).
  *
  * Error bound: a bin's value stands for every answer in it as 2·GROWTH^k / (1 + GROWTH) ms, within
  * (GROWTH − 1) / (GROWTH + 1) = 1.96 % of any value in the bin. A percentile interpolates between two order statistics

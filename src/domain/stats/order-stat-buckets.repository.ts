@@ -16,7 +16,10 @@ import { withCheckedOutClient } from "../../db/checked-out-client.ts";
  * 2. Each bucket's quarter-aligned middle is a sum of signed pieces of 15-minute, hour and day rows (stat-pieces.ts);
  *    an end that is not on a quarter (a `from` at 10:07, a zone with a historical offset) is read from the orders
  *    of that part-quarter, with the same definitions.
- * 3. One statement reads all of it (one snapshot); counts are exact sums, percentiles come from the merged histograms.
+ * 3. One statement reads all of it (one snapshot) and sums each bucket of the answer in one aggregation (one group per
+ *    bucket: a grouped sum of the long histogram integers costs far more per group than per row); counts are exact
+ *    sums, each bucket's histogram comes back as numeric_send bytes, its percentiles are read here, and the totals are
+ *    the sum of the buckets.
  */
 const BUCKETS_SQL = {
   day: `
