@@ -159,20 +159,9 @@ export function readPlan(buckets: { from: number; to: number }[], interval: Stat
   const edges = { term: [] as number[], lo: [] as number[], hi: [] as number[] };
   const topSpan = interval === "day" ? 1440 : 60;
   const keys = { term: [] as number[], sign: [] as number[], start: [] as number[], span: topSpan, from: Infinity, to: -Infinity };
-  const boundaries = new Map<number, number>();
   const addPieces = (list: Piece[]) => {
     const term = terms.push([]) - 1;
     for (const piece of list) {
-      if (piece.span === topSpan) {
-        for (let start = piece.from; start < piece.to; start += topSpan * 60_000) {
-          keys.term.push(term);
-          keys.sign.push(piece.sign);
-          keys.start.push(start);
-          keys.from = Math.min(keys.from, start);
-          keys.to = Math.max(keys.to, start + 1);
-        }
-        continue;
-      }
       pieces.term.push(term);
       pieces.sign.push(piece.sign);
       pieces.span.push(piece.span);
@@ -181,10 +170,19 @@ export function readPlan(buckets: { from: number; to: number }[], interval: Stat
     }
     return term;
   };
+  // A boundary's share of its day (or hour): its rows below the answer's own level are one term, shared by the two
+  // buckets that meet there; its rows of the answer's own level (a whole day minus the rest) are netted per bucket
+  // below, where they mostly cancel against the bucket's whole days.
+  const boundaries = new Map<number, { term: number | null; tops: Piece[] }>();
   const boundary = (t: number) => {
-    let term = boundaries.get(t);
-    if (term === undefined) boundaries.set(t, (term = addPieces(withinTop(t, interval))));
-    return term;
+    let found = boundaries.get(t);
+    if (found === undefined) {
+      const all = withinTop(t, interval);
+      const below = all.filter((piece) => piece.span !== topSpan);
+      found = { term: below.length ? addPieces(below) : null, tops: all.filter((piece) => piece.span === topSpan) };
+      boundaries.set(t, found);
+    }
+    return found;
   };
   const edge = (bucket: number, lo: number, hi: number) => {
     if (hi <= lo) return;
@@ -197,10 +195,31 @@ export function readPlan(buckets: { from: number; to: number }[], interval: Stat
     if (!aligned) return edge(bucket, from, to);
     edge(bucket, from, aligned.from);
     edge(bucket, aligned.to, to);
-    const whole = topRange(aligned.from, aligned.to, interval);
-    if (whole.length) terms[addPieces(whole)].push({ bucket, sign: 1 });
-    terms[boundary(aligned.to)].push({ bucket, sign: 1 });
-    terms[boundary(aligned.from)].push({ bucket, sign: -1 });
+    const [end, start] = [boundary(aligned.to), boundary(aligned.from)];
+    if (end.term !== null) terms[end.term].push({ bucket, sign: 1 });
+    if (start.term !== null) terms[start.term].push({ bucket, sign: -1 });
+    // The rows of the answer's own level: whole days (hours), plus the end's, minus the start's, netted.
+    const net = new Map<number, number>();
+    const addTops = (list: Piece[], sign: 1 | -1) => {
+      for (const piece of list) {
+        for (let at = piece.from; at < piece.to; at += topSpan * 60_000) net.set(at, (net.get(at) ?? 0) + sign * piece.sign);
+      }
+    };
+    addTops(topRange(aligned.from, aligned.to, interval), 1);
+    addTops(end.tops, 1);
+    addTops(start.tops, -1);
+    let term: number | null = null;
+    for (const [at, count] of net) {
+      // A row counted twice is listed twice: the statement's signs are ±1.
+      for (let n = 0; n < Math.abs(count); n++) {
+        term ??= terms.push([{ bucket, sign: 1 }]) - 1;
+        keys.term.push(term);
+        keys.sign.push(Math.sign(count));
+        keys.start.push(at);
+        keys.from = Math.min(keys.from, at);
+        keys.to = Math.max(keys.to, at + 1);
+      }
+    }
   });
   // Where each term goes, for the statement: its buckets with their signs.
   const uses = { term: [] as number[], bucket: [] as number[], sign: [] as number[] };
