@@ -25,6 +25,8 @@ const HAND_WRITTEN_INDEXES = [
   `CREATE INDEX orders_pending_customer_phone_idx ON public.orders USING btree (customer_phone) WHERE ((status = 'pending'::"OrderStatus") AND (send_state <> 'sending'::"SendState"))`,
   `CREATE INDEX orders_sending_created_at_idx ON public.orders USING btree (created_at) WHERE (send_state = 'sending'::"SendState")`,
   'CREATE INDEX order_events_undispatched_idx ON public.order_events USING btree (sequence) WHERE (dispatched_at IS NULL)',
+  'CREATE INDEX order_stat_buckets_spread_idx ON public.order_stat_buckets USING btree (start) WHERE (slot <> 0)',
+  'CREATE INDEX order_stat_failures_spread_idx ON public.order_stat_failures USING btree (start) WHERE (slot <> 0)',
 ];
 
 const CATALOG_QUERIES = {

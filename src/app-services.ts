@@ -16,6 +16,7 @@ import type { OrderService } from "./domain/orders/order.service.ts";
 import type { PublicUrls } from "./domain/public-urls.ts";
 import type { SecretBox } from "./domain/secrets/secret-box.ts";
 import type { OrderStatsService } from "./domain/stats/order-stats.service.ts";
+import type { OrderStatSlots } from "./domain/stats/order-stat-slots.ts";
 import type { SessionService } from "./domain/users/session.service.ts";
 import type { SessionEnds } from "./domain/users/session-ends.ts";
 import type { AuditLogService } from "./domain/audit/audit-log.service.ts";
@@ -54,6 +55,8 @@ export interface AppServices {
   idempotency: IdempotencyService;
   /** Dashboard figures of the caller's orders (REST and GraphQL). */
   orderStats: OrderStatsService;
+  /** Folds the slots of closed statistics buckets (maintenance). */
+  orderStatSlots: OrderStatSlots;
   phones: SimulatedPhones;
   simulator: SimulatorService;
   webhookEndpoints: WebhookEndpointService;

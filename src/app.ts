@@ -12,6 +12,7 @@ import { LiveOrderEvents } from "./domain/orders/live-order-events.ts";
 import { OrderRepository } from "./domain/orders/order.repository.ts";
 import { OrderService } from "./domain/orders/order.service.ts";
 import { OrderStatBucketsRepository } from "./domain/stats/order-stat-buckets.repository.ts";
+import { OrderStatSlots } from "./domain/stats/order-stat-slots.ts";
 import { OrderStatsService } from "./domain/stats/order-stats.service.ts";
 import type { AppServices } from "./app-services.ts";
 import { buildHttpServer, type App } from "./http/server.ts";
@@ -182,6 +183,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     merchantService: new MerchantService(merchantRepository),
     orderService,
     orderStats: new OrderStatsService(new OrderStatBucketsRepository(database.pool)),
+    orderStatSlots: new OrderStatSlots(database.pool),
     idempotency: new IdempotencyService(database.prisma, abandonedSendAgeMs(config.whatsapp.timeoutMs)),
     phones,
     simulator: new SimulatorService({ orders: orderService, phones, bus, conversations }),

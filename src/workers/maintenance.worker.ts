@@ -3,12 +3,14 @@ import type { AppServices } from "../app-services.ts";
 
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 const ABANDONED_SEND_INTERVAL_MS = 60 * 1000;
+/** Statistics buckets are 15 minutes at the finest: their slots are folded a quarter after they close. */
+const STAT_SLOTS_INTERVAL_MS = 15 * 60 * 1000;
 /** Far beyond the longest send (timeout × 3 attempts + backoff): only a crashed send can be this old. */
 export const abandonedSendAgeMs = (whatsappTimeoutMs: number) => Math.max(5 * 60 * 1000, whatsappTimeoutMs * 3 + 60_000);
 
 /** Housekeeping that must not run on request paths. */
 export function startMaintenance(
-  services: Pick<AppServices, "idempotency" | "orderService" | "config" | "sessions" | "auditLog">,
+  services: Pick<AppServices, "idempotency" | "orderService" | "config" | "sessions" | "auditLog" | "orderStatSlots">,
   logger: Logger,
 ): { stop(): Promise<void> } {
   const running = new Set<Promise<unknown>>();
@@ -63,6 +65,14 @@ export function startMaintenance(
     },
     "abandoned-sends",
   );
+  const statSlots = every(
+    STAT_SLOTS_INTERVAL_MS,
+    async () => {
+      const count = await services.orderStatSlots.fold(new Date(Date.now() - STAT_SLOTS_INTERVAL_MS));
+      if (count) logger.info({ count }, "statistics rows of closed buckets folded into one slot");
+    },
+    "stat-slots-fold",
+  );
   abandoned.run();
   return {
     /** Stops the timers and waits for a task under way, so the database is not closed beneath it. */
@@ -72,6 +82,7 @@ export function startMaintenance(
       clearInterval(sessions.timer);
       clearInterval(audit.timer);
       clearInterval(abandoned.timer);
+      clearInterval(statSlots.timer);
       await Promise.allSettled([...running]);
     },
   };

@@ -269,6 +269,46 @@ describe("orderStats from the pre-aggregated buckets", () => {
     expect((await pool.query("SELECT count(*)::int AS n FROM order_stat_buckets WHERE merchant_id = $1", [gone.id])).rows[0].n).toBe(0);
     expect((await verifier.verify(stays.id, { repair: false })).mismatches).toEqual([]);
   });
+
+  it("folds the slots of closed buckets into one row each, figures unchanged, while orders keep changing", async () => {
+    const shop = await server.merchant("Spread Slots");
+    const pool = server.app.services.database.pool;
+    const history: SeedOrder[] = [];
+    for (let i = 0; i < 12; i++) {
+      history.push({ createdAt: `2026-03-08T06:${String(i * 4).padStart(2, "0")}:00.000Z`, status: "confirmed", answer: { by: "customer", at: `2026-03-08T07:${String(i * 4).padStart(2, "0")}:00.000Z` } });
+      history.push({ createdAt: `2026-03-08T06:${String(i * 4 + 1).padStart(2, "0")}:00.000Z`, status: "failed", errorCode: i % 2 ? 131026 : null });
+    }
+    await seedOrders(server, shop.id, history.slice(0, 12));
+    // As if written from other database sessions: the rows so far move to other slots, the rest land in the writer's.
+    await pool.query(`UPDATE order_stat_buckets SET slot = 200 + span % 7 WHERE merchant_id = $1`, [shop.id]);
+    await pool.query(`UPDATE order_stat_failures SET slot = 201 WHERE merchant_id = $1`, [shop.id]);
+    await seedOrders(server, shop.id, history.slice(12));
+    const rows = async (table: string, where = "") =>
+      (await pool.query(`SELECT count(*)::int AS n FROM ${table} WHERE merchant_id = $1 ${where}`, [shop.id])).rows[0].n as number;
+    const params = { from: "2026-03-08T00:00:00Z", to: "2026-03-09T00:00:00Z", timeZone: "Asia/Kolkata", interval: "hour" };
+    const before = (await shop.test.get(`/api/v1/stats/orders?${new URLSearchParams(params)}`)).body;
+    expect(await rows("order_stat_buckets", "AND slot <> 0")).toBeGreaterThan(0);
+
+    // Live orders of the same merchant change while the fold runs (their buckets are open: left spread, still exact).
+    const writes = Promise.all(Array.from({ length: 6 }, () => shop.live.post("/api/v1/orders", orderInput())));
+    const folded = await server.app.services.orderStatSlots.fold(new Date("2026-03-10T00:00:00Z"));
+    await writes;
+    expect(folded).toBeGreaterThan(0);
+    // One row per closed bucket and error code, all in slot 0.
+    expect(await rows("order_stat_buckets", "AND start < '2026-03-10' AND slot <> 0")).toBe(0);
+    expect(await rows("order_stat_failures", "AND start < '2026-03-10' AND slot <> 0")).toBe(0);
+    const perBucket = await pool.query(
+      `SELECT count(*)::int AS n FROM order_stat_buckets WHERE merchant_id = $1 AND start < '2026-03-10'
+       GROUP BY mode, span, start HAVING count(*) > 1`,
+      [shop.id],
+    );
+    expect(perBucket.rows).toEqual([]);
+    expect((await shop.test.get(`/api/v1/stats/orders?${new URLSearchParams(params)}`)).body).toEqual(before);
+    expect((await verifier.verify(shop.id, { repair: false })).mismatches).toEqual([]);
+    await expectExact(shop, "test", params);
+    // Nothing left to fold: a second round folds nothing.
+    expect(await server.app.services.orderStatSlots.fold(new Date("2026-03-10T00:00:00Z"))).toBe(0);
+  });
 });
 
 describe("concurrent changes", () => {
