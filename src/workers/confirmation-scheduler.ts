@@ -7,6 +7,7 @@ import type { OrderEventBus } from "../domain/orders/order-events.bus.ts";
 import { confirmationOf, type ProviderRouter } from "../domain/orders/order.service.ts";
 import { throttledWarn } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
+import { CoalescedRounds } from "./coalesced-rounds.ts";
 
 /**
  * Carries out merchants' confirmation policies (SPEC §9): sends due reminders and expires orders nobody
@@ -72,9 +73,8 @@ export class ConfirmationScheduler {
   private readonly clock: () => Date;
   private readonly warn: (details: object, message: string) => void;
   private timer: NodeJS.Timeout | null = null;
-  private round: Promise<void> | null = null;
-  private wakeAgain = false;
   private stopped = true;
+  private readonly rounds = new CoalescedRounds(() => this.work(), () => !this.stopped);
   private readonly sends = new Set<Promise<void>>();
   /** Claimed by this instance, not yet decided: released on stop. */
   private readonly claimed = new Set<string>();
@@ -97,21 +97,7 @@ export class ConfirmationScheduler {
 
   /** Looks for due work now (coalesced with a round already running). */
   wake(): void {
-    if (this.stopped) return;
-    if (this.round) {
-      this.wakeAgain = true;
-      return;
-    }
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.round = this.work().finally(() => {
-      this.round = null;
-      if (this.stopped) return;
-      if (this.wakeAgain) {
-        this.wakeAgain = false;
-        this.wake();
-      }
-    });
+    this.rounds.wake();
   }
 
   /** Stops claiming, lets sends under way finish (their own timeout bounds them) and hands back the rest. */
@@ -119,13 +105,16 @@ export class ConfirmationScheduler {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.round;
+    await this.rounds.settled();
     await Promise.allSettled([...this.sends]);
     await this.deps.tasks.releaseClaims([...this.claimed]).catch(() => undefined);
     this.claimed.clear();
   }
 
   private async work(): Promise<void> {
+    // A round that starts now makes the armed timer's round unneeded; the round arms the next one.
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     try {
       await this.recoverLeases();
       await this.expireDue();

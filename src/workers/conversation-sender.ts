@@ -3,6 +3,7 @@ import type { ConversationRepository, QueuedMessage } from "../domain/conversati
 import { sendOutcome } from "../domain/conversation/conversation.service.ts";
 import { conversationChannelOf, type ConversationMessage, type ListRow } from "../domain/messaging/messaging-provider.ts";
 import type { ProviderRouter } from "../domain/orders/order.service.ts";
+import { CoalescedRounds } from "./coalesced-rounds.ts";
 
 /** How long a claimed send may take before the sweep fails it (the provider's bounded retry is far shorter). */
 const LEASE_MS = 120_000;
@@ -19,9 +20,11 @@ const POLL_MS = 5_000;
  */
 export class ConversationSender {
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
   private stopped = true;
+  private readonly rounds = new CoalescedRounds(
+    () => this.drain().catch((error: unknown) => this.deps.logger.warn({ err: error }, "conversation sender round failed")),
+    () => !this.stopped,
+  );
 
   constructor(
     private readonly deps: { repository: ConversationRepository; providers: ProviderRouter; logger: Logger },
@@ -36,26 +39,13 @@ export class ConversationSender {
 
   /** Look at the queue now (after a commit that queued something). */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain()
-      .catch((error: unknown) => this.deps.logger.warn({ err: error }, "conversation sender round failed"))
-      .finally(() => {
-        this.running = null;
-        if (this.again && !this.stopped) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    this.rounds.wake();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.rounds.settled();
   }
 
   private async drain(): Promise<void> {

@@ -5,6 +5,7 @@ import type { OrderEventBus } from "../domain/orders/order-events.bus.ts";
 import type { MerchantScope } from "../domain/orders/order.repository.ts";
 import type { SmsOutboxRepository, SmsToSend } from "../domain/sms/sms-outbox.repository.ts";
 import { throttledWarn } from "../logger.ts";
+import { CoalescedRounds } from "./coalesced-rounds.ts";
 
 /**
  * Sends the SMS outbox (SPEC §12): the fallback SMS of orders whose first WhatsApp message failed with a listed
@@ -40,9 +41,8 @@ export class SmsSender {
   private readonly clock: () => Date;
   private readonly warn: (details: object, message: string) => void;
   private timer: NodeJS.Timeout | null = null;
-  private round: Promise<void> | null = null;
-  private wakeAgain = false;
   private stopped = true;
+  private readonly rounds = new CoalescedRounds(() => this.work(), () => !this.stopped);
   private lastRecovery = 0;
   private readonly claimed = new Set<string>();
 
@@ -61,32 +61,22 @@ export class SmsSender {
   }
 
   wake(): void {
-    if (this.stopped) return;
-    if (this.round) {
-      this.wakeAgain = true;
-      return;
-    }
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.round = this.work().finally(() => {
-      this.round = null;
-      if (!this.stopped && this.wakeAgain) {
-        this.wakeAgain = false;
-        this.wake();
-      }
-    });
+    this.rounds.wake();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.round;
+    await this.rounds.settled();
     await this.deps.outbox.releaseClaims([...this.claimed]).catch(() => undefined);
     this.claimed.clear();
   }
 
   private async work(): Promise<void> {
+    // A round that starts now makes the armed timer's round unneeded; the round arms the next one.
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     try {
       if (Date.now() - this.lastRecovery >= LEASE_RECOVERY_INTERVAL_MS) {
         this.lastRecovery = Date.now();

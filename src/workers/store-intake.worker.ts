@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { StoreRepository, ClaimedDelivery } from "../domain/stores/store.repository.ts";
 import type { StoreService } from "../domain/stores/store.service.ts";
 import { throttledWarn } from "../logger.ts";
+import { CoalescedRounds } from "./coalesced-rounds.ts";
 
 /**
  * Processes verified store deliveries after they were answered (SPEC §13: stores drop slow webhooks). The database
@@ -19,9 +20,8 @@ const MAX_ATTEMPTS = 12;
 
 export class StoreIntakeWorker {
   private readonly inFlight = new Set<Promise<void>>();
-  private round: Promise<void> | null = null;
-  private again = false;
   private stopped = true;
+  private readonly rounds = new CoalescedRounds(() => this.run(), () => !this.stopped);
   private poll: NodeJS.Timeout | null = null;
   private readonly warn: (details: object, message: string) => void;
 
@@ -40,24 +40,13 @@ export class StoreIntakeWorker {
   }
 
   wake(): void {
-    if (this.stopped) return;
-    if (this.round) {
-      this.again = true;
-      return;
-    }
-    this.round = this.run().finally(() => {
-      this.round = null;
-      if (this.again) {
-        this.again = false;
-        this.wake();
-      }
-    });
+    this.rounds.wake();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.poll) clearInterval(this.poll);
-    await this.round;
+    await this.rounds.settled();
     await Promise.allSettled([...this.inFlight]);
   }
 

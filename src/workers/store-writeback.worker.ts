@@ -5,6 +5,7 @@ import type { ClaimedWriteback, StoreRepository } from "../domain/stores/store.r
 import type { StoreService } from "../domain/stores/store.service.ts";
 import { scheduledDelay, withJitter } from "../domain/webhooks/webhook-retry-policy.ts";
 import { throttledWarn } from "../logger.ts";
+import { CoalescedRounds } from "./coalesced-rounds.ts";
 
 /**
  * Drains the write-back outbox (store_writebacks, written by the order-events trigger in the transaction of each
@@ -39,8 +40,7 @@ const DEFAULT_NOT_READY_SCHEDULE = [1_000, 2_000, 5_000, 10_000, 30_000, 60_000,
 
 export class StoreWritebackWorker {
   private readonly inFlight = new Set<Promise<void>>();
-  private round: Promise<void> | null = null;
-  private again = false;
+  private readonly rounds = new CoalescedRounds(() => this.run(), () => !this.stopped);
   private stopped = true;
   private poll: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -78,18 +78,7 @@ export class StoreWritebackWorker {
   }
 
   wake(): void {
-    if (this.stopped) return;
-    if (this.round) {
-      this.again = true;
-      return;
-    }
-    this.round = this.run().finally(() => {
-      this.round = null;
-      if (this.again) {
-        this.again = false;
-        this.wake();
-      }
-    });
+    this.rounds.wake();
   }
 
   async stop(): Promise<void> {
@@ -97,7 +86,7 @@ export class StoreWritebackWorker {
     this.unsubscribe?.();
     if (this.poll) clearInterval(this.poll);
     if (this.retryTimer) clearTimeout(this.retryTimer.timer);
-    await this.round;
+    await this.rounds.settled();
     await Promise.allSettled([...this.inFlight]);
   }
 
