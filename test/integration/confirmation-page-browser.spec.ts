@@ -88,6 +88,8 @@ describe("the confirmation page in Chromium", () => {
     await button.click();
     await page.waitForURL(/\?lang=en$/);
     expect(await page.locator(".status").textContent()).toBe("Thank you, your order is confirmed.");
+    // No longer asks to confirm: the heading names the order, the status says what happened.
+    expect(await page.locator("h1").textContent()).toBe("Your order");
     expect(await page.locator("button").count()).toBe(0);
     await page.screenshot({ path: join(SCREENSHOTS, "en-phone-confirmed.png"), fullPage: true });
     expect(await statusOf(order.id)).toBe("confirmed");

@@ -63,9 +63,10 @@ export function renderOrderPage(page: PageOrder, language: Language): string {
 <button type="submit" name="action" value="cancel" class="cancel">${escapeHtml(t.cancel)}</button>
 </form>`
       : `<p class="status status-${order.status}" role="status">${escapeHtml(t.status[order.status])}</p>`;
+  const heading = order.status === "pending" ? t.title : t.closedTitle;
   const body = `<header>
 <p class="shop">${bdi(page.merchantName)}</p>
-<h1>${escapeHtml(t.title)}</h1>
+<h1>${escapeHtml(heading)}</h1>
 <p class="ref">${escapeHtml(t.order)} ${bdi(order.externalOrderId)}</p>
 </header>
 ${order.status === "pending" ? "" : answer}
@@ -82,7 +83,7 @@ ${items}
 </section>
 ${address}
 ${order.status === "pending" ? answer : ""}`;
-  return documentOf(language, `${t.title} · ${page.merchantName}`, body);
+  return documentOf(language, `${heading} · ${page.merchantName}`, body);
 }
 
 export type ProblemPage = "notFound" | "forbidden" | "badRequest" | "rateLimited" | "unavailable";

@@ -4,6 +4,8 @@ import type { Language } from "../../domain/messaging/messaging-provider.ts";
 export const PAGE_TEXT = {
   en: {
     title: "Confirm your order",
+    /** The heading once the order is no longer waiting for an answer (its status says what happened). */
+    closedTitle: "Your order",
     intro: "Please confirm your cash-on-delivery order.",
     order: "Order",
     items: "Items",
@@ -33,6 +35,7 @@ export const PAGE_TEXT = {
   },
   ar: {
     title: "تأكيد طلبك",
+    closedTitle: "طلبك",
     intro: "يرجى تأكيد طلبك بالدفع عند الاستلام.",
     order: "الطلب",
     items: "المنتجات",

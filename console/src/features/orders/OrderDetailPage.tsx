@@ -120,13 +120,13 @@ export function OrderDetailPage() {
         <div className="card">
           <dl className="facts">
             <dt>{t("order.customer")}</dt>
-            <dd>{order.customerName}</dd>
+            <dd dir="auto">{order.customerName}</dd>
             <dt>{t("order.phone")}</dt>
             <dd>
               <bdi dir="ltr">+{order.customerPhone}</bdi>
             </dd>
             <dt>{t("order.address")}</dt>
-            <dd>{order.customerAddress ?? t("common.none")}</dd>
+            <dd dir="auto">{order.customerAddress ?? t("common.none")}</dd>
             <dt>{t("order.customerAction")}</dt>
             <dd>{order.customerAction ? t(order.customerAction === "APPROVED" ? "timeline.approved" : "timeline.canceled") : t("common.none")}</dd>
             <dt>{t("order.delivery")}</dt>

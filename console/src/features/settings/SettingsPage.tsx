@@ -93,6 +93,10 @@ export function SettingsPage() {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setSaved(false);
+    // Codes are numbers: say so in the merchant's words rather than sending something the server can only refuse.
+    if (draft.sms && smsCodesOf(draft.smsCodes).some((code) => code === 0)) {
+      return setErrors([{ field: "smsFallback.errorCodes", message: t("settings.smsFallbackCodesInvalid") }]);
+    }
     const outcome = await update({
       input: {
         reminders: draft.reminders.map((r) => r.trim()).filter(Boolean),
