@@ -126,6 +126,15 @@ describe("Salla webhooks and linking", () => {
     expect(await ordersByExternalId(server, shop.keys.test, `salla:${unlinked.id}`)).toEqual([]);
   });
 
+  it("ignores with 200 an authorization whose expiry the database cannot store (past year 9999), storing nothing", async () => {
+    for (const expires of [253402300800, 8640000000001, 9007199254740991]) {
+      const body = salla.event("app.store.authorize", 991, { ...salla.install(991), expires });
+      const signed = salla.signed(body);
+      expect((await postDelivery(webhookUrl, signed.body, signed.headers)).status).toBe(200);
+    }
+    expect(await server.app.services.database.prisma.sallaPendingInstall.count({ where: { sallaMerchantId: "991" } })).toBe(0);
+  });
+
   it("a reused, unknown or missing code links nothing; a code may arrive before the tokens", async () => {
     const other = await server.merchant("Other Salla Shop");
     const otherAdmin = await consoleSession(server, other.id);

@@ -3,6 +3,7 @@ import { consoleSession, type ConsoleSession } from "../support/console.ts";
 import { FakeWooCommerce, storeReply } from "../support/fake-woocommerce.ts";
 import { startTestServer, type TestMerchant, type TestServer } from "../support/server.ts";
 import { postDelivery } from "../support/store-fake-http.ts";
+import { signWooCommerceBody } from "../../src/providers/woocommerce/webhook-signature.ts";
 import { activityOf, CONNECT_WOOCOMMERCE, connections, DISCONNECT_STORE, ordersByExternalId, UPDATE_STORE } from "../support/stores.ts";
 
 /**
@@ -135,6 +136,25 @@ describe("WooCommerce deliveries", () => {
     expect((await postDelivery(`${server.baseUrl}/webhooks/woocommerce/00000000-0000-4000-8000-000000000000`, signed.body, signed.headers)).status).toBe(401);
     expect((await postDelivery(`${server.baseUrl}/webhooks/woocommerce/not-a-uuid`, signed.body, signed.headers)).status).toBe(401);
     expect(await ordersByExternalId(server, shop.keys.test, `woocommerce:${order.id}`)).toEqual([]);
+  });
+
+  it("answers 200 to a signed delivery whose text PostgreSQL cannot store (a NUL, raw or escaped), records nothing of it, and keeps the deliveries beside it", async () => {
+    const escaped = store.signedDelivery(store.order({ customer_note: "call me\u0000" }));
+    expect(escaped.body).toContain("\\u0000");
+    const rawBody = escaped.body.replace("\\u0000", "\u0000");
+    const raw = { body: rawBody, headers: { ...escaped.headers, "x-wc-webhook-delivery-id": "raw-nul-delivery", "x-wc-webhook-signature": signWooCommerceBody(rawBody, store.webhook.secret) } };
+    const good = store.order();
+    // Together, so the group commit would put them in one statement.
+    const statuses = await Promise.all([
+      postDelivery(deliveryUrl(), raw.body, raw.headers).then((response) => response.status),
+      postDelivery(deliveryUrl(), escaped.body, escaped.headers).then((response) => response.status),
+      store.deliverOrder(good).then((response) => response.status),
+    ]);
+    expect(statuses).toEqual([200, 200, 200]);
+    await expect.poll(() => ordersByExternalId(server, shop.keys.test, `woocommerce:${good.id}`)).toHaveLength(1);
+    const pool = server.app.services.database.pool;
+    const stored = await pool.query(`SELECT count(*)::int AS n FROM store_deliveries WHERE payload LIKE '%call me%'`);
+    expect(stored.rows[0].n).toBe(0);
   });
 
   it("creates a COD order through the order path, phone normalised in the address's country; redeliveries create nothing", async () => {

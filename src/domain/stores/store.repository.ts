@@ -337,18 +337,39 @@ export class StoreRepository {
     }
     const rows = [...first.values()].map((receipt) => receipt.row);
     try {
-      const result = await this.pool.query<{ id: string }>(RECEIVE_SQL, [
-        rows.map((row) => row.id), rows.map((row) => row.platform), rows.map((row) => row.webhookId), rows.map((row) => row.topic),
-        rows.map((row) => row.shop), rows.map((row) => row.payload), rows.map((row) => row.now),
-      ]);
-      const inserted = new Set(result.rows.map((row) => row.id));
-      for (const receipt of batch) receipt.resolve(inserted.has(receipt.row.id));
+      let outcomes: Map<string, boolean | Error>;
+      try {
+        const inserted = await this.insertReceipts(rows);
+        outcomes = new Map(rows.map((row) => [row.id, inserted.has(row.id)]));
+      } catch (error) {
+        if (rows.length === 1) throw error;
+        // A delivery the statement cannot take must not fail the others recorded with it: each on its own.
+        const alone = await Promise.all(
+          rows.map((row) => this.insertReceipts([row]).then((inserted) => inserted.has(row.id), (failure: unknown) => (failure instanceof Error ? failure : new Error(String(failure))))),
+        );
+        outcomes = new Map(rows.map((row, index) => [row.id, alone[index]]));
+      }
+      for (const receipt of batch) {
+        // A copy of a delivery already in this batch is not in `outcomes`: not fresh.
+        const outcome = outcomes.get(receipt.row.id) ?? false;
+        if (outcome instanceof Error) receipt.reject(outcome);
+        else receipt.resolve(outcome);
+      }
     } catch (error) {
       for (const receipt of batch) receipt.reject(error);
     } finally {
       this.receiptsInFlight--;
       this.scheduleReceipts();
     }
+  }
+
+  /** Inserts deliveries in one statement; the ids of those that were new. */
+  private async insertReceipts(rows: PendingReceipt["row"][]): Promise<Set<string>> {
+    const result = await this.pool.query<{ id: string }>(RECEIVE_SQL, [
+      rows.map((row) => row.id), rows.map((row) => row.platform), rows.map((row) => row.webhookId), rows.map((row) => row.topic),
+      rows.map((row) => row.shop), rows.map((row) => row.payload), rows.map((row) => row.now),
+    ]);
+    return new Set(result.rows.map((row) => row.id));
   }
 
   async claimDeliveries(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {

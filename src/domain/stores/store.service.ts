@@ -11,6 +11,7 @@ import type { StoreConnector, StoreCredentials, StoreEvent, StorePlatform } from
 import type { ActivityRecord, ConnectionRecord, StoreRepository } from "./store.repository.ts";
 import { defaultSettings, readSettings, storeSettingsInput, type StoreSettings } from "./store-settings.ts";
 import { credentialsContext } from "./credentials-context.ts";
+import { findInputProblem, isStorableText } from "../storable.ts";
 
 export { credentialsContext };
 
@@ -324,8 +325,14 @@ export class StoreService {
 
   // --- inbound -----------------------------------------------------------------------------------------------
 
-  /** A verified delivery, recorded once per webhook id; the intake worker processes it after the answer. */
+  /**
+   * A verified delivery, recorded once per webhook id; the intake worker processes it after the answer. A delivery
+   * whose text PostgreSQL cannot store (a NUL character or a lone surrogate, raw or escaped in its JSON) is not
+   * recorded: false, answered like a redelivery (SPEC §13: every verified delivery gets a 2xx), as the REST API
+   * refuses such text with a 400.
+   */
   receive(platform: StorePlatform, webhookId: string, topic: string, shop: string, payload: string): Promise<boolean> {
+    if (hasUnstorableText(payload)) return Promise.resolve(false);
     return this.stores.receive(platform, webhookId, topic, shop, payload, this.clock());
   }
 
@@ -498,4 +505,15 @@ function toView(connection: ConnectionRecord): StoreConnectionView {
     createdAt: connection.createdAt,
     lastOrderAt: connection.lastOrderAt,
   };
+}
+
+/** A raw NUL or lone surrogate, or one escaped in the JSON (`\u0000`, `\ud800`…) that parsing would turn into one. */
+function hasUnstorableText(payload: string): boolean {
+  if (!isStorableText(payload)) return true;
+  if (!/\\u(?:0000|d[89a-f][0-9a-f]{2})/i.test(payload)) return false;
+  try {
+    return findInputProblem(JSON.parse(payload)) !== null;
+  } catch {
+    return false; // not JSON: the intake skips it as it does any malformed delivery
+  }
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LATEST_INSTANT } from "../../domain/storable.ts";
 
 /**
  * Salla webhook bodies, after the signature check: the envelope `{ event, merchant, created_at, data }` and the
@@ -19,8 +20,8 @@ const envelope = z.object({
 const authorizeData = z.object({
   access_token: z.string().min(1).max(4_000),
   refresh_token: z.string().min(1).max(4_000),
-  /** Unix seconds. */
-  expires: z.number().int().positive(),
+  /** Unix seconds, within what the database can store (up to 9999-12-31). */
+  expires: z.number().int().positive().max(Math.floor(LATEST_INSTANT / 1000)),
   scope: z.string().max(2_000).nullish(),
   token_type: z.string().max(40).nullish(),
 });

@@ -7,6 +7,7 @@ import {
   type StoreTransport,
 } from "../store-support/store-http.ts";
 import type { SallaTokens } from "./events.ts";
+import { isStorableInstant } from "../../domain/storable.ts";
 
 /**
  * Salla's Merchant API (SALLA_API_URL, default https://api.salla.dev/admin/v2) and OAuth token endpoint
@@ -106,7 +107,8 @@ function tokensOf(json: Record<string, unknown> | null, now: Date): SallaTokens 
   const expiresIn = typeof json?.expires_in === "number" ? json.expires_in : null;
   const expires = typeof json?.expires === "number" ? json.expires : null;
   const expiresAt = expiresIn !== null ? new Date(now.getTime() + expiresIn * 1000) : expires !== null ? new Date(expires * 1000) : null;
-  if (!expiresAt) return null;
+  // An expiry the database cannot store (or no date at all) is no usable answer.
+  if (!expiresAt || !isStorableInstant(expiresAt)) return null;
   return { accessToken: access, refreshToken: refresh, expiresAt, scope: typeof json?.scope === "string" ? json.scope : null };
 }
 
