@@ -65,3 +65,14 @@ export async function seedMerchant(
   }
 }
 
+
+/** One new pending order of `merchantId`, created now: a live merchant's change between two reads of its statistics. */
+export async function createOrderNow(admin: pg.Pool, merchantId: string): Promise<void> {
+  await admin.query(
+    `INSERT INTO orders (id, merchant_id, mode, external_order_id, customer_name, customer_phone, subtotal, shipping_cost,
+       total_cost, currency, language, status, send_state, created_at, updated_at)
+     VALUES (gen_random_uuid(), $1::uuid, 'test', 'NOW-' || gen_random_uuid(), 'Layla Now', '966599999999', 10, 0, 10, 'SAR',
+       'en', 'pending', 'accepted', now(), now())`,
+    [merchantId],
+  );
+}

@@ -18,7 +18,7 @@ import { RELATIVE_ERROR } from "../src/domain/stats/answer-histogram.ts";
 import { readOrderStatsQuery, type OrderStatsFigures } from "../src/domain/stats/order-stats.ts";
 import { OrderStatsRepository } from "../src/domain/stats/order-stats.repository.ts";
 import { OrderStatsService } from "../src/domain/stats/order-stats.service.ts";
-import { FIRST_NAMES, SPAN_DAYS, seedMerchant } from "./stats-seed.ts";
+import { createOrderNow, FIRST_NAMES, SPAN_DAYS, seedMerchant } from "./stats-seed.ts";
 import { getJson, graphql, listEnv, log, numberEnv, provision, runCleanups, cleanUp, startBenchService, type DatabaseKind } from "./harness.ts";
 
 const databases = listEnv<DatabaseKind>("BENCH_DATABASES", ["postgres", "pglite"]);
@@ -40,11 +40,18 @@ interface Timing {
   p99: number;
 }
 
-/** Sequential requests (one client, as a dashboard would), after a warm-up; `check` throws on a wrong answer. */
-async function measure(label: string, request: (i: number) => Promise<unknown>): Promise<Timing> {
-  for (let i = 0; i < WARMUP; i++) await request(i);
+/**
+ * Sequential requests (one client, as a dashboard would), after a warm-up; `check` throws on a wrong answer. `before`
+ * runs before each request, untimed.
+ */
+async function measure(label: string, request: (i: number) => Promise<unknown>, before?: () => Promise<void> | void): Promise<Timing> {
+  for (let i = 0; i < WARMUP; i++) {
+    await before?.();
+    await request(i);
+  }
   const times: number[] = [];
   for (let i = 0; i < ITERATIONS; i++) {
+    await before?.();
     const started = performance.now();
     await request(i);
     times.push(performance.now() - started);
@@ -195,6 +202,7 @@ async function main(): Promise<void> {
         lines.push(`| ${kind} | ${scenario} | ${orders} | ${timing.p50.toFixed(1)} | ${timing.p99.toFixed(1)} | ${baselineName} | ${
           baseline ? `${(timing.p50 / baseline.p50).toFixed(2)}×` : ""} | ${baseline ? `${(timing.p99 / baseline.p99).toFixed(2)}×` : ""} |`);
       const exact = new OrderStatsService(new OrderStatsRepository(admin));
+      const cache = service.app.services.statBucketCache;
       let worstPercentileError = 0;
       for (const { days, timeZone } of STATS_SCENARIOS) {
         const from = new Date(to.getTime() - days * 86_400_000);
@@ -222,14 +230,31 @@ async function main(): Promise<void> {
           await checkOnce(line, shop.merchant.id, data.orderStats);
         };
         const label = `${days} d DAY ${timeZone}`;
-        const smallGraphql = await measure("GraphQL, 1,000-order merchant", graphqlStats("sg", smallShop, smallExpected));
-        const bigGraphql = await measure(`GraphQL, ${big}-order merchant`, graphqlStats("bg", bigShop, bigExpected));
-        const smallRest = await measure("REST, 1,000-order merchant", restStats("sr", smallShop, smallExpected));
-        const bigRest = await measure(`REST, ${big}-order merchant`, restStats("br", bigShop, bigExpected));
+        // Live merchants: one new order between every two reads (created now, after the range), so the buckets that
+        // touch today are read again every time, as on a busy merchant's dashboard.
+        const live = (shop: typeof bigShop) => () => createOrderNow(admin, shop.merchant.id);
+        // Without the cache of whole buckets (emptied before each read): the statement alone, as on a first read.
+        const cold = () => cache.clear();
+        const smallGraphql = await measure("GraphQL, 1,000-order merchant", graphqlStats("sg", smallShop, smallExpected), live(smallShop));
+        const bigGraphql = await measure(`GraphQL, ${big}-order merchant`, graphqlStats("bg", bigShop, bigExpected), live(bigShop));
+        const smallRest = await measure("REST, 1,000-order merchant", restStats("sr", smallShop, smallExpected), live(smallShop));
+        const bigRest = await measure(`REST, ${big}-order merchant`, restStats("br", bigShop, bigExpected), live(bigShop));
+        const smallCold = await measure("GraphQL, 1,000-order merchant, no cache", graphqlStats("sgc", smallShop, smallExpected), cold);
+        const bigCold = await measure(`GraphQL, ${big}-order merchant, no cache`, graphqlStats("bgc", bigShop, bigExpected), cold);
+        // The answers that came from the cache, checked too: one more read of each line, compared figure by figure.
+        checked.delete("bg");
+        checked.delete("br");
+        await graphqlStats("bg", bigShop, bigExpected)();
+        await restStats("br", bigShop, bigExpected)();
         row(`orderStats ${label} (GraphQL), baseline`, SMALL, smallGraphql, null, "");
         row(`orderStats ${label} (GraphQL)`, big, bigGraphql, smallGraphql, "same, 1,000 orders");
         row(`stats/orders ${label} (REST), baseline`, SMALL, smallRest, null, "");
         row(`stats/orders ${label} (REST)`, big, bigRest, smallRest, "same, 1,000 orders");
+        row(`orderStats ${label} (GraphQL), no cache, baseline`, SMALL, smallCold, null, "");
+        row(`orderStats ${label} (GraphQL), no cache`, big, bigCold, smallCold, "same, 1,000 orders");
+        if (days === 365 && kind === "postgres") {
+          goals.push(`${kind}: ${label} without the cache (a first read): p99 ${bigCold.p99.toFixed(1)} ms (${bigCold.p99 <= GOAL_YEAR_MS ? "within" : "above"} ${GOAL_YEAR_MS} ms)`);
+        }
         for (const [door, bigTiming, smallTiming] of [["GraphQL", bigGraphql, smallGraphql], ["REST", bigRest, smallRest]] as const) {
           const ratio = bigTiming.p99 / smallTiming.p99;
           const ratioMet = ratio <= GOAL_RATIO;

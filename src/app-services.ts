@@ -17,6 +17,7 @@ import type { PublicUrls } from "./domain/public-urls.ts";
 import type { SecretBox } from "./domain/secrets/secret-box.ts";
 import type { OrderStatsService } from "./domain/stats/order-stats.service.ts";
 import type { OrderStatSlots } from "./domain/stats/order-stat-slots.ts";
+import type { StatBucketCache } from "./domain/stats/stat-bucket-cache.ts";
 import type { SessionService } from "./domain/users/session.service.ts";
 import type { SessionEnds } from "./domain/users/session-ends.ts";
 import type { AuditLogService } from "./domain/audit/audit-log.service.ts";
@@ -57,6 +58,8 @@ export interface AppServices {
   orderStats: OrderStatsService;
   /** Folds the slots of closed statistics buckets (maintenance). */
   orderStatSlots: OrderStatSlots;
+  /** orderStats' whole buckets between reads (stat-bucket-cache.ts). */
+  statBucketCache: StatBucketCache;
   phones: SimulatedPhones;
   simulator: SimulatorService;
   webhookEndpoints: WebhookEndpointService;

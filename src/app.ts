@@ -12,6 +12,7 @@ import { LiveOrderEvents } from "./domain/orders/live-order-events.ts";
 import { OrderRepository } from "./domain/orders/order.repository.ts";
 import { OrderService } from "./domain/orders/order.service.ts";
 import { OrderStatBucketsRepository } from "./domain/stats/order-stat-buckets.repository.ts";
+import { StatBucketCache } from "./domain/stats/stat-bucket-cache.ts";
 import { OrderStatSlots } from "./domain/stats/order-stat-slots.ts";
 import { OrderStatsService } from "./domain/stats/order-stats.service.ts";
 import type { AppServices } from "./app-services.ts";
@@ -169,6 +170,8 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   const userRepository = new UserRepository(database.prisma);
   const sessionEnds = new SessionEnds(redis, logger);
   await sessionEnds.start();
+  // Whole buckets' figures between reads (never stale: checked against the rows' versions in each read's snapshot).
+  const statBucketCache = new StatBucketCache();
   const signInAttempts = redis ? new RedisAttemptCounter(redis, new MemoryAttemptCounter()) : new MemoryAttemptCounter();
   const stores = buildStores({ config, database, secrets, publicUrls, orderService, bus, logger, audit: storeAuditLog(database.prisma) });
   const services: AppServices = {
@@ -182,7 +185,8 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     liveEvents,
     merchantService: new MerchantService(merchantRepository),
     orderService,
-    orderStats: new OrderStatsService(new OrderStatBucketsRepository(database.pool)),
+    orderStats: new OrderStatsService(new OrderStatBucketsRepository(database.pool, statBucketCache)),
+    statBucketCache,
     orderStatSlots: new OrderStatSlots(database.pool),
     idempotency: new IdempotencyService(database.prisma, abandonedSendAgeMs(config.whatsapp.timeoutMs)),
     phones,

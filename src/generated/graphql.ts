@@ -866,7 +866,7 @@ export type Query = {
   order?: Maybe<Order>;
   /**
    * Figures of the caller's orders created in [from, to), in total and per local day or hour of `timeZone`
-   * (one SQL statement). Console viewers may read them. Bounds: from < to, at most 366 days (DAY) or 31 days (HOUR),
+   * (read from pre-aggregated figures; counts exact, percentiles within 1.96 %). Console viewers may read them. Bounds: from < to, at most 366 days (DAY) or 31 days (HOUR),
    * an IANA time zone; otherwise BAD_USER_INPUT.
    */
   orderStats: OrderStats;

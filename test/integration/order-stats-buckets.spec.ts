@@ -8,6 +8,7 @@ import { readOrderStatsQuery, type OrderStats, type OrderStatsFigures } from "..
 import { OrderStatsRepository } from "../../src/domain/stats/order-stats.repository.ts";
 import { OrderStatsService } from "../../src/domain/stats/order-stats.service.ts";
 import { OrderStatsVerifier } from "../../src/domain/stats/order-stats-verifier.ts";
+import { StatBucketCache } from "../../src/domain/stats/stat-bucket-cache.ts";
 import { ApiClient } from "../support/api.ts";
 import { usingPostgres } from "../support/database.ts";
 import { orderInput } from "../support/fixtures.ts";
@@ -174,7 +175,8 @@ describe("orderStats from the pre-aggregated buckets", () => {
         fc.array(orderArb, { minLength: 1, maxLength: 30 }),
         fc.array(changeArb, { maxLength: 25 }),
         fc.array(queryArb, { minLength: 3, maxLength: 5 }),
-        async (orders, changes, queries) => {
+        fc.array(changeArb, { minLength: 1, maxLength: 10 }),
+        async (orders, changes, queries, later) => {
           const shop = await server.merchant(`Random ${run++}`);
           const ids = await seedOrders(server, shop.id, orders.map(seedOf));
           // The service's own paths too: its create path (the acceptance keeps its figures itself), a tap, a cancel.
@@ -200,14 +202,22 @@ describe("orderStats from the pre-aggregated buckets", () => {
             [shop.id, new Date(WINDOWS[0] + 3_600_000).toISOString()],
           );
 
-          for (const query of queries) {
+          const ranges = queries.map((query) => {
             let from = WINDOWS[query.window] + query.from;
             if (query.aligned) from = Math.floor(from / 900_000) * 900_000;
             const length = query.interval === "hour" ? Math.min(query.length, 3 * DAY) : query.length;
-            const params = { from: new Date(from).toISOString(), to: new Date(from + length).toISOString(), timeZone: query.zone, interval: query.interval };
-            await expectExact(shop, "test", params);
-            if (orders.some((order) => order.live)) await expectExact(shop, "live", params);
-          }
+            return { from: new Date(from).toISOString(), to: new Date(from + length).toISOString(), timeZone: query.zone, interval: query.interval };
+          });
+          const readAll = async () => {
+            for (const params of ranges) {
+              await expectExact(shop, "test", params);
+              if (orders.some((order) => order.live)) await expectExact(shop, "live", params);
+            }
+          };
+          await readAll();
+          // The same ranges again after more changes: what the first reads left in the cache must not be answered.
+          for (const change of later) await applyChange(shop.id, ids, change);
+          await readAll();
           // The service's own orders are now: today, in any zone.
           const today = { from: new Date(Date.now() - DAY).toISOString(), to: new Date(Date.now() + DAY).toISOString(), timeZone: "Asia/Kathmandu", interval: "hour" };
           await expectExact(shop, "test", today);
@@ -310,6 +320,84 @@ describe("orderStats from the pre-aggregated buckets", () => {
     expect(await server.app.services.orderStatSlots.fold(new Date("2026-03-10T00:00:00Z"))).toBe(0);
   });
 });
+
+describe("the cache of whole buckets", () => {
+  const params = { from: "2026-03-07T18:30:00Z", to: "2026-03-10T18:30:00Z", timeZone: "Asia/Kolkata", interval: "day" };
+  const read = async (shop: TestMerchant) => {
+    const response = await shop.test.get(`/api/v1/stats/orders?${new URLSearchParams(params)}`);
+    expect(response.status, response.text).toBe(200);
+    return response.body as OrderStats;
+  };
+  const history: SeedOrder[] = [
+    { createdAt: "2026-03-08T06:10:00.000Z", status: "confirmed", answer: { by: "customer", at: "2026-03-08T06:11:00.000Z" } },
+    { createdAt: "2026-03-08T20:20:00.000Z", status: "failed", errorCode: 131026 },
+    { createdAt: "2026-03-09T10:00:00.000Z", status: "pending" },
+    { createdAt: "2026-03-10T10:00:00.000Z", status: "pending" },
+  ];
+
+  it("answers unchanged buckets from memory, and reads again every bucket whose day changed", async () => {
+    const shop = await server.merchant("Cached");
+    const ids = await seedOrders(server, shop.id, history);
+    const pool = server.app.services.database.pool;
+    const cache = server.app.services.statBucketCache;
+    await expectExact(shop, "test", params);
+    const first = await read(shop);
+    // Hour and quarter rows changed behind the service's back (no daily row written): the cached buckets are still
+    // answered…
+    await pool.query(
+      `UPDATE order_stat_buckets SET created = created + 5
+       WHERE merchant_id = $1 AND span IN (15, 60) AND start >= '2026-03-08' AND start < '2026-03-09'`,
+      [shop.id],
+    );
+    expect(await read(shop)).toEqual(first);
+    // … and read again without the cache (the drift shows in the local days that meet at 18:30 UTC: the cache was what
+    // answered).
+    cache.clear();
+    expect(await read(shop)).not.toEqual(first);
+    // The repair writes the daily row of every day it repairs: the drifted answer that is cached now is not used.
+    expect((await verifier.verify(shop.id, { repair: true })).mismatches).toHaveLength(4);
+    expect(await read(shop)).toEqual(first);
+
+    // Every kind of change reaches the answer: an answer to an old order, a failure's code alone (no count moves),
+    // an order created on a past day.
+    await pool.query(
+      `UPDATE orders SET status = 'canceled', customer_action = 'canceled', updated_at = created_at + interval '2 hours' WHERE id = $1`,
+      [ids[2]],
+    );
+    await expectExact(shop, "test", params);
+    await pool.query(`UPDATE orders SET error_code = 470 WHERE id = $1`, [ids[1]]);
+    const recoded = await read(shop);
+    expect(recoded.totals.failuresByErrorCode.map(({ errorCode, count }) => [errorCode, count])).toEqual([[470, 1]]);
+    await expectExact(shop, "test", params);
+    await seedOrders(server, shop.id, [{ createdAt: "2026-03-09T23:00:00.000Z", status: "expired" }]);
+    const grown = await read(shop);
+    expect(grown.totals.created).toBe(first.totals.created + 1);
+    expect(grown.totals.expired).toBe(1);
+    await expectExact(shop, "test", params);
+  });
+
+  it("keeps no bucket that ends off a quarter (read from the orders each time), and stays within its bound", async () => {
+    const shop = await server.merchant("Uncached Ends");
+    await seedOrders(server, shop.id, history);
+    const cache = server.app.services.statBucketCache;
+    cache.clear();
+    const ragged = { ...params, from: "2026-03-08T06:07:00Z", to: "2026-03-10T10:05:00Z" };
+    expect((await shop.test.get(`/api/v1/stats/orders?${new URLSearchParams(ragged)}`)).status).toBe(200);
+    // Three local days: the first and the last end off a quarter, the middle one is whole.
+    expect(cache.size).toBe(1);
+    await expectExact(shop, "test", ragged);
+    const small = new StatBucketCache(2);
+    for (const key of ["a", "b", "c"]) small.set(key, { ...emptyBucket, fingerprint: key });
+    expect([small.get("a", "a"), small.get("b", "b"), small.get("c", "c")].map(Boolean)).toEqual([false, true, true]);
+    expect(small.get("b", "other")).toBeUndefined();
+    expect(small.size).toBe(1);
+  });
+});
+
+const emptyBucket = {
+  created: 0, confirmed: 0, canceled: 0, failed: 0, expired: 0, answered: 0, failures: new Map(), p50: null, p90: null, low: 0,
+  bins: new Uint32Array(0),
+};
 
 describe("concurrent changes", () => {
   let second: RunningApp | null = null;

@@ -4,7 +4,8 @@ import type { MerchantScope } from "../orders/order.repository.ts";
 import type { StatsInterval } from "./order-stats.ts";
 import type { StatsRow } from "./order-stats.repository.ts";
 import { addBinaryHistogram, binsPercentiles, emptyBins } from "./answer-histogram.ts";
-import { alignedPart, topRange, withinTop, type Piece } from "./stat-pieces.ts";
+import { alignedPart, DAY, QUARTER, topRange, withinTop, type Piece } from "./stat-pieces.ts";
+import { statBucketKey, StatBucketCache, type CachedBucket } from "./stat-bucket-cache.ts";
 import { withCheckedOutClient } from "../../db/checked-out-client.ts";
 
 /**
@@ -233,8 +234,30 @@ export function readPlan(buckets: { from: number; to: number }[], interval: Stat
   return { terms, pieces, edges, keys, uses };
 }
 
+/**
+ * The row versions of the daily rows of each UTC day in [$3, $4): a bucket's fingerprint for the cache
+ * (stat-bucket-cache.ts). xmin is the writing transaction's id: every new version of a row has a new one.
+ */
+const FINGERPRINTS_SQL = `
+  SELECT extract(epoch FROM start)::float8 * 1000 AS day_ms, string_agg(tag, ',' ORDER BY tag) AS fingerprint
+  FROM (
+    SELECT start, 'b' || slot || ':' || xmin::text AS tag FROM order_stat_buckets
+    WHERE merchant_id = $1::uuid AND mode = $2::"KeyMode" AND span = 1440 AND start >= $3::timestamptz AND start < $4::timestamptz
+    UNION ALL
+    SELECT start, 'f' || error_code || ':' || slot || ':' || xmin::text FROM order_stat_failures
+    WHERE merchant_id = $1::uuid AND mode = $2::"KeyMode" AND span = 1440 AND start >= $3::timestamptz AND start < $4::timestamptz
+  ) AS version
+  GROUP BY start`;
+
+/** One bucket of the answer: its figures, percentiles and histogram (what the cache keeps). */
+type BucketFigures = Omit<CachedBucket, "fingerprint">;
+
 export class OrderStatBucketsRepository {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    /** Whole buckets' figures between reads; null reads every bucket every time. */
+    readonly cache: StatBucketCache | null = new StatBucketCache(),
+  ) {}
 
   /** The totals (first row, start null) and every bucket of the range, oldest first (OrderStatsRepository's shape). */
   async figures(
@@ -243,22 +266,49 @@ export class OrderStatBucketsRepository {
   ): Promise<StatsRow[]> {
     return withCheckedOutClient(this.pool, async (client) => {
       let bounds: BucketBounds[];
-      let rows: FigureRow[];
+      let rows: FigureRow[] = [];
+      const buckets: (BucketFigures | null)[] = [];
+      /** The buckets read from the rows, not the cache: their index in the answer and their cache entry's key. */
+      const misses: { index: number; key: string | null; fingerprint: string }[] = [];
       try {
-        // One snapshot for the zone's buckets and the figures; no JIT compilation: the planner's estimate for the
-        // per-piece index probes is above jit_above_cost, and compiling took longer (~120 ms) than the statement.
+        // One snapshot for the zone's buckets, the fingerprints and the figures; no JIT compilation: the planner's
+        // estimate for the per-piece index probes is above jit_above_cost, and compiling took longer (~120 ms) than
+        // the statement.
         await client.query("BEGIN READ ONLY; SET LOCAL jit = off");
         ({ rows: bounds } = await client.query<BucketBounds>(BUCKETS_SQL[range.interval], [range.from, range.to, range.timeZone]));
         const from = range.from.getTime();
         const to = range.to.getTime();
         const clipped = bounds.map((bound) => ({ from: Math.max(from, bound.start_ms), to: Math.min(to, bound.end_ms) }));
-        const { pieces, edges, keys, uses } = readPlan(clipped, range.interval);
-        ({ rows } = await client.query<FigureRow>(FIGURES_SQL, [
-          scope.merchantId, scope.mode, pgArray(pieces.term), pgArray(pieces.sign), pgArray(pieces.span), pgArray(pieces.lo),
-          pgArray(pieces.hi), pgArray(edges.term), pgArray(edges.lo), pgArray(edges.hi), pgArray(keys.term), pgArray(keys.sign),
-          pgArray(keys.start), keys.span, new Date(Number.isFinite(keys.from) ? keys.from : 0),
-          new Date(Number.isFinite(keys.to) ? keys.to : 0), pgArray(uses.term), pgArray(uses.bucket), pgArray(uses.sign),
-        ]));
+        // A bucket with quarter-aligned ends is made of bucket rows only, so it can be cached; the ends of a range
+        // that starts at 10:07 (or a zone's historical offset) are read from the orders every time.
+        const cacheable = (bucket: { from: number; to: number }) =>
+          this.cache !== null && bucket.from % QUARTER === 0 && bucket.to % QUARTER === 0 && bucket.to > bucket.from;
+        const days = await this.dayFingerprints(client, scope, clipped.filter(cacheable));
+        clipped.forEach((bucket, index) => {
+          if (!cacheable(bucket)) {
+            buckets.push(null);
+            misses.push({ index, key: null, fingerprint: "" });
+            return;
+          }
+          const fingerprint = bucketFingerprint(days, bucket);
+          const key = statBucketKey(scope.merchantId, scope.mode, bucket.from, bucket.to);
+          const cached = this.cache!.get(key, fingerprint);
+          if (cached) {
+            buckets.push(cached);
+          } else {
+            buckets.push(null);
+            misses.push({ index, key, fingerprint });
+          }
+        });
+        if (misses.length > 0) {
+          const { pieces, edges, keys, uses } = readPlan(misses.map(({ index }) => clipped[index]), range.interval);
+          ({ rows } = await client.query<FigureRow>(FIGURES_SQL, [
+            scope.merchantId, scope.mode, pgArray(pieces.term), pgArray(pieces.sign), pgArray(pieces.span), pgArray(pieces.lo),
+            pgArray(pieces.hi), pgArray(edges.term), pgArray(edges.lo), pgArray(edges.hi), pgArray(keys.term), pgArray(keys.sign),
+            pgArray(keys.start), keys.span, new Date(Number.isFinite(keys.from) ? keys.from : 0),
+            new Date(Number.isFinite(keys.to) ? keys.to : 0), pgArray(uses.term), pgArray(uses.bucket), pgArray(uses.sign),
+          ]));
+        }
         await client.query("COMMIT");
       } catch (error) {
         await client.query("ROLLBACK").catch(() => undefined);
@@ -269,40 +319,89 @@ export class OrderStatBucketsRepository {
         }
         throw error;
       }
-      const figures = bounds.map(() => emptyFigures());
+      const read = readBuckets(rows, misses.length);
+      misses.forEach(({ index, key, fingerprint }, miss) => {
+        buckets[index] = read[miss];
+        if (key !== null) this.cache!.set(key, { ...read[miss], fingerprint });
+      });
       // The totals are the sum of the buckets (which tile [from, to)).
       const totals = emptyFigures();
       const totalBins = emptyBins();
-      const bins = emptyBins();
-      let [totalLow, totalHigh] = [bins.length, -1];
-      for (const row of rows) {
-        const bucket = figures[row.bucket];
-        if (row.histogram === null) {
-          const code = row.error_code === -1 ? null : row.error_code;
-          for (const target of [bucket, totals]) target.failures.set(code, (target.failures.get(code) ?? 0) + row.created);
-          continue;
+      let [totalLow, totalHigh] = [totalBins.length, -1];
+      for (const bucket of buckets as BucketFigures[]) {
+        totals.created += bucket.created;
+        totals.confirmed += bucket.confirmed;
+        totals.canceled += bucket.canceled;
+        totals.failed += bucket.failed;
+        totals.expired += bucket.expired;
+        totals.answered += bucket.answered;
+        for (const [code, count] of bucket.failures) totals.failures.set(code, (totals.failures.get(code) ?? 0) + count);
+        for (let bin = 0; bin < bucket.bins.length; bin++) totalBins[bucket.low + bin] += bucket.bins[bin];
+        if (bucket.bins.length > 0) {
+          [totalLow, totalHigh] = [Math.min(totalLow, bucket.low), Math.max(totalHigh, bucket.low + bucket.bins.length - 1)];
         }
-        for (const target of [bucket, totals]) {
-          target.created += row.created;
-          target.confirmed += row.confirmed;
-          target.canceled += row.canceled;
-          target.failed += row.failed;
-          target.expired += row.expired;
-          target.answered += row.answered;
-        }
-        // One bucket's histogram at a time in `bins` (its bins `low`…`high`), added to the totals' and cleared after.
-        const { low, high } = addBinaryHistogram(row.histogram, bins);
-        [bucket.p50, bucket.p90] = binsPercentiles(bins, PERCENTILES, low, high);
-        for (let bin = low; bin <= high; bin++) {
-          totalBins[bin] += bins[bin];
-          bins[bin] = 0;
-        }
-        if (high >= low) [totalLow, totalHigh] = [Math.min(totalLow, low), Math.max(totalHigh, high)];
       }
       [totals.p50, totals.p90] = binsPercentiles(totalBins, PERCENTILES, totalLow, totalHigh);
-      return [statsRow(null, totals), ...figures.map((bucket, index) => statsRow(bounds[index].start, bucket))];
+      return [statsRow(null, totals), ...buckets.map((bucket, index) => statsRow(bounds[index].start, bucket!))];
     });
   }
+
+  /** Each UTC day's fingerprint (absent: the day has no rows), for the days the buckets touch. */
+  private async dayFingerprints(
+    client: pg.PoolClient,
+    scope: MerchantScope,
+    buckets: { from: number; to: number }[],
+  ): Promise<Map<number, string>> {
+    const days = new Map<number, string>();
+    if (buckets.length === 0) return days;
+    const from = Math.floor(Math.min(...buckets.map((bucket) => bucket.from)) / DAY) * DAY;
+    const to = Math.max(...buckets.map((bucket) => bucket.to));
+    const { rows } = await client.query<{ day_ms: number; fingerprint: string }>(FINGERPRINTS_SQL, [
+      scope.merchantId, scope.mode, new Date(from), new Date(to),
+    ]);
+    for (const row of rows) days.set(row.day_ms, row.fingerprint);
+    return days;
+  }
+}
+
+/** A bucket's fingerprint: those of the UTC days it touches, in order. */
+function bucketFingerprint(days: Map<number, string>, bucket: { from: number; to: number }): string {
+  const parts: string[] = [];
+  for (let day = Math.floor(bucket.from / DAY) * DAY; day < bucket.to; day += DAY) parts.push(days.get(day) ?? "-");
+  return parts.join("|");
+}
+
+/** The statement's rows as each bucket's figures (`count` buckets: the statement's bucket numbers). */
+function readBuckets(rows: FigureRow[], count: number): BucketFigures[] {
+  const read = Array.from({ length: count }, (): BucketFigures => ({
+    created: 0, confirmed: 0, canceled: 0, failed: 0, expired: 0, answered: 0, failures: new Map(), low: 0,
+    bins: new Uint32Array(0), p50: null, p90: null,
+  }));
+  const bins = emptyBins();
+  for (const row of rows) {
+    const bucket = read[row.bucket];
+    if (row.histogram === null) {
+      const code = row.error_code === -1 ? null : row.error_code;
+      bucket.failures.set(code, (bucket.failures.get(code) ?? 0) + row.created);
+      continue;
+    }
+    bucket.created += row.created;
+    bucket.confirmed += row.confirmed;
+    bucket.canceled += row.canceled;
+    bucket.failed += row.failed;
+    bucket.expired += row.expired;
+    bucket.answered += row.answered;
+    // One bucket's histogram at a time in `bins` (its bins `low`…`high`), kept as a compact copy and cleared after.
+    const { low, high } = addBinaryHistogram(row.histogram, bins);
+    [bucket.p50, bucket.p90] = binsPercentiles(bins, PERCENTILES, low, high);
+    if (high >= low) {
+      bucket.low = low;
+      bucket.bins = Uint32Array.from(bins.subarray(low, high + 1));
+      bins.fill(0, low, high + 1);
+    }
+  }
+  for (const bucket of read) for (const [code, count] of bucket.failures) if (count === 0) bucket.failures.delete(code);
+  return read;
 }
 
 const PERCENTILES = [0.5, 0.9] as const;
@@ -310,7 +409,7 @@ const PERCENTILES = [0.5, 0.9] as const;
 /** An array of integers as PostgreSQL's array text: node-postgres quotes and escapes every element of an array. */
 const pgArray = (values: number[]): string => `{${values.join(",")}}`;
 
-function statsRow(start: string | null, figures: Figures): StatsRow {
+function statsRow(start: string | null, figures: Omit<Figures, "failures"> & { failures: Map<number | null, number> }): StatsRow {
   const failures = [...figures.failures]
     .filter(([, count]) => count !== 0)
     .map(([errorCode, count]) => ({ errorCode, count }))

@@ -52,11 +52,25 @@ const DIFFERENCES = `
     WHERE coalesce(e.count, 0) <> coalesce(s.count, 0)
   )`;
 
+const DAY_OF = "date_bin(interval '1 day', start, timestamptz '1970-01-01 00:00:00+00')";
 const REPAIRS = `,
-  repaired AS (
+  repairs AS (
+    SELECT mode, span, start, sum(created)::int AS created, sum(confirmed)::int AS confirmed, sum(canceled)::int AS canceled,
+      sum(failed)::int AS failed, sum(expired)::int AS expired, sum(answered)::int AS answered, sum(histogram) AS histogram
+    FROM (
+      SELECT mode, span, start, created, confirmed, canceled, failed, expired, answered, histogram FROM wrong
+      UNION ALL
+      -- The daily row of every day repaired is written even where its own figures were right: a new row version
+      -- tells every instance's cache that answers read from that day must be read again (stat-bucket-cache.ts).
+      SELECT mode, 1440::smallint, ${DAY_OF}, 0, 0, 0, 0, 0, 0, 0::numeric FROM wrong
+      UNION ALL
+      SELECT mode, 1440::smallint, ${DAY_OF}, 0, 0, 0, 0, 0, 0, 0::numeric FROM wrong_failures
+    ) AS change
+    GROUP BY mode, span, start
+  ), repaired AS (
     INSERT INTO order_stat_buckets AS b (merchant_id, mode, span, start, slot, created, confirmed, canceled, failed, expired,
       answered, answer_histogram)
-    SELECT $1::uuid, mode, span, start, 0, created, confirmed, canceled, failed, expired, answered, histogram FROM wrong
+    SELECT $1::uuid, mode, span, start, 0, created, confirmed, canceled, failed, expired, answered, histogram FROM repairs
     ORDER BY mode, span, start
     ON CONFLICT (merchant_id, mode, span, start, slot) DO UPDATE SET created = b.created + EXCLUDED.created,
       confirmed = b.confirmed + EXCLUDED.confirmed, canceled = b.canceled + EXCLUDED.canceled,
