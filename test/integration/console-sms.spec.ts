@@ -52,6 +52,10 @@ describe("SMS fallback in the console", () => {
     await admin.orderDetail().waitFor();
     await expect.poll(() => admin.timelineKinds()).toEqual(["created", "message_sent", "message_failed", "sms_sent", "sms_failed"]);
     expect(await admin.page.locator('[data-testid="timeline"] li[data-kind="sms_sent"] .timeline-kind').textContent()).toBe("SMS sent");
+    // Twilio's report is the SMS provider's, not WhatsApp's.
+    const failedStep = await admin.page.locator('[data-testid="timeline"] li[data-kind="sms_failed"]').textContent();
+    expect(failedStep).toContain("· SMS ·");
+    expect(failedStep).not.toContain("WhatsApp");
     expect(await admin.page.getByTestId("sms-error").textContent()).toContain("30003 Unreachable destination handset");
     const link = (await shop.test.get(`/api/v1/orders/${created.body.id}/confirmation-link`)).body.url;
     expect(await admin.page.getByTestId("confirmation-url").getAttribute("href")).toBe(link);

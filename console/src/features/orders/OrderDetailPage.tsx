@@ -229,7 +229,7 @@ export function OrderDetailPage() {
               <span className="timeline-kind">{timelineLabel(step.kind, t)}</span>
               <span className="muted small">
                 {" "}
-                · {sourceLabel(step.source, t)} · {dateTime(step.at)}
+                · {sourceLabel(step.source, step.kind, t)} · {dateTime(step.at)}
               </span>
               {step.detail && typeof step.detail.by === "string" ? (
                 <div className="small muted" dir="auto">
@@ -297,6 +297,8 @@ const TIMELINE_KEYS: Record<string, true> = Object.fromEntries(
   ),
 );
 
-function sourceLabel(source: string, t: (key: MessageKey) => string): string {
+/** Who wrote a step; the provider of an SMS step is the SMS provider (Twilio), not WhatsApp. */
+function sourceLabel(source: string, kind: string, t: (key: MessageKey) => string): string {
+  if (source === "provider" && kind.startsWith("sms_")) return t("source.sms");
   return ["customer", "merchant", "provider", "scheduler"].includes(source) ? t(`source.${source}` as MessageKey) : source;
 }
