@@ -185,7 +185,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
     liveEvents,
     merchantService: new MerchantService(merchantRepository),
     orderService,
-    orderStats: new OrderStatsService(new OrderStatBucketsRepository(database.pool, statBucketCache)),
+    orderStats: new OrderStatsService(new OrderStatBucketsRepository(database.pool, statBucketCache, database.prepareStatements)),
     statBucketCache,
     orderStatSlots: new OrderStatSlots(database.pool),
     idempotency: new IdempotencyService(database.prisma, abandonedSendAgeMs(config.whatsapp.timeoutMs)),

@@ -7,6 +7,7 @@ import { addBinaryHistogram, binsPercentiles, emptyBins } from "./answer-histogr
 import { alignedPart, DAY, QUARTER, topRange, withinTop, type Piece } from "./stat-pieces.ts";
 import { statBucketKey, StatBucketCache, type CachedBucket } from "./stat-bucket-cache.ts";
 import { withCheckedOutClient } from "../../db/checked-out-client.ts";
+import { preparedStatement } from "../../db/prepared-statement.ts";
 
 /**
  * Order statistics read from the pre-aggregated buckets (migration 20261125250000_order_stat_buckets,
@@ -235,19 +236,30 @@ export function readPlan(buckets: { from: number; to: number }[], interval: Stat
 }
 
 /**
- * The row versions of the daily rows of each UTC day in [$3, $4): a bucket's fingerprint for the cache
- * (stat-bucket-cache.ts). xmin is the writing transaction's id: every new version of a row has a new one.
+ * The zone's buckets of [$1, $2) in zone $3 (BUCKETS_SQL), then the row versions of the daily rows of each UTC day in
+ * [$6, $7) of merchant $4 and mode $5: a bucket's fingerprint for the cache (stat-bucket-cache.ts). xmin is the writing
+ * transaction's id: every new version of a row has a new one. One statement, one round trip.
  */
-const FINGERPRINTS_SQL = `
-  SELECT extract(epoch FROM start)::float8 * 1000 AS day_ms, string_agg(tag, ',' ORDER BY tag) AS fingerprint
-  FROM (
+const boundsAndFingerprintsSql = (interval: StatsInterval) => `
+  WITH bucket AS (${BUCKETS_SQL[interval]}
+  ), version AS (
     SELECT start, 'b' || slot || ':' || xmin::text AS tag FROM order_stat_buckets
-    WHERE merchant_id = $1::uuid AND mode = $2::"KeyMode" AND span = 1440 AND start >= $3::timestamptz AND start < $4::timestamptz
+    WHERE merchant_id = $4::uuid AND mode = $5::"KeyMode" AND span = 1440 AND start >= $6::timestamptz AND start < $7::timestamptz
     UNION ALL
     SELECT start, 'f' || error_code || ':' || slot || ':' || xmin::text FROM order_stat_failures
-    WHERE merchant_id = $1::uuid AND mode = $2::"KeyMode" AND span = 1440 AND start >= $3::timestamptz AND start < $4::timestamptz
-  ) AS version
-  GROUP BY start`;
+    WHERE merchant_id = $4::uuid AND mode = $5::"KeyMode" AND span = 1440 AND start >= $6::timestamptz AND start < $7::timestamptz
+  )
+  SELECT start, start_ms, end_ms, NULL::float8 AS day_ms, NULL::text AS fingerprint FROM bucket
+  UNION ALL
+  SELECT NULL, NULL, NULL, extract(epoch FROM start)::float8 * 1000, string_agg(tag, ',' ORDER BY tag) FROM version GROUP BY start
+  ORDER BY day_ms NULLS FIRST, start_ms`;
+
+/** Named prepared statements on PostgreSQL (each connection plans them once); unnamed on PGlite. */
+const BOUNDS_STATEMENTS = {
+  day: preparedStatement("order_stats_bounds_day", boundsAndFingerprintsSql("day")),
+  hour: preparedStatement("order_stats_bounds_hour", boundsAndFingerprintsSql("hour")),
+} satisfies Record<StatsInterval, unknown>;
+const FIGURES_STATEMENT = preparedStatement("order_stats_figures", FIGURES_SQL);
 
 /** One bucket of the answer: its figures, percentiles and histogram (what the cache keeps). */
 type BucketFigures = Omit<CachedBucket, "fingerprint">;
@@ -257,6 +269,8 @@ export class OrderStatBucketsRepository {
     private readonly pool: pg.Pool,
     /** Whole buckets' figures between reads; null reads every bucket every time. */
     readonly cache: StatBucketCache | null = new StatBucketCache(),
+    /** Run the statements as named prepared statements (Database.prepareStatements). */
+    private readonly prepare = false,
   ) {}
 
   /** The totals (first row, start null) and every bucket of the range, oldest first (OrderStatsRepository's shape). */
@@ -275,15 +289,24 @@ export class OrderStatBucketsRepository {
         // estimate for the per-piece index probes is above jit_above_cost, and compiling took longer (~120 ms) than
         // the statement.
         await client.query("BEGIN READ ONLY; SET LOCAL jit = off");
-        ({ rows: bounds } = await client.query<BucketBounds>(BUCKETS_SQL[range.interval], [range.from, range.to, range.timeZone]));
         const from = range.from.getTime();
         const to = range.to.getTime();
+        // The fingerprints of every UTC day the range touches (none without a cache).
+        const daysFrom = this.cache === null ? to : Math.floor(from / DAY) * DAY;
+        const { rows: boundRows } = await client.query<BucketBounds & { day_ms: number | null; fingerprint: string | null }>(
+          BOUNDS_STATEMENTS[range.interval](
+            [range.from, range.to, range.timeZone, scope.merchantId, scope.mode, new Date(daysFrom), range.to],
+            this.prepare,
+          ),
+        );
+        bounds = boundRows.filter((row) => row.day_ms === null);
+        const days = new Map<number, string>();
+        for (const row of boundRows) if (row.day_ms !== null) days.set(row.day_ms, row.fingerprint!);
         const clipped = bounds.map((bound) => ({ from: Math.max(from, bound.start_ms), to: Math.min(to, bound.end_ms) }));
         // A bucket with quarter-aligned ends is made of bucket rows only, so it can be cached; the ends of a range
         // that starts at 10:07 (or a zone's historical offset) are read from the orders every time.
         const cacheable = (bucket: { from: number; to: number }) =>
           this.cache !== null && bucket.from % QUARTER === 0 && bucket.to % QUARTER === 0 && bucket.to > bucket.from;
-        const days = await this.dayFingerprints(client, scope, clipped.filter(cacheable));
         clipped.forEach((bucket, index) => {
           if (!cacheable(bucket)) {
             buckets.push(null);
@@ -302,12 +325,12 @@ export class OrderStatBucketsRepository {
         });
         if (misses.length > 0) {
           const { pieces, edges, keys, uses } = readPlan(misses.map(({ index }) => clipped[index]), range.interval);
-          ({ rows } = await client.query<FigureRow>(FIGURES_SQL, [
+          ({ rows } = await client.query<FigureRow>(FIGURES_STATEMENT([
             scope.merchantId, scope.mode, pgArray(pieces.term), pgArray(pieces.sign), pgArray(pieces.span), pgArray(pieces.lo),
             pgArray(pieces.hi), pgArray(edges.term), pgArray(edges.lo), pgArray(edges.hi), pgArray(keys.term), pgArray(keys.sign),
             pgArray(keys.start), keys.span, new Date(Number.isFinite(keys.from) ? keys.from : 0),
             new Date(Number.isFinite(keys.to) ? keys.to : 0), pgArray(uses.term), pgArray(uses.bucket), pgArray(uses.sign),
-          ]));
+          ], this.prepare)));
         }
         await client.query("COMMIT");
       } catch (error) {
@@ -344,23 +367,6 @@ export class OrderStatBucketsRepository {
       [totals.p50, totals.p90] = binsPercentiles(totalBins, PERCENTILES, totalLow, totalHigh);
       return [statsRow(null, totals), ...buckets.map((bucket, index) => statsRow(bounds[index].start, bucket!))];
     });
-  }
-
-  /** Each UTC day's fingerprint (absent: the day has no rows), for the days the buckets touch. */
-  private async dayFingerprints(
-    client: pg.PoolClient,
-    scope: MerchantScope,
-    buckets: { from: number; to: number }[],
-  ): Promise<Map<number, string>> {
-    const days = new Map<number, string>();
-    if (buckets.length === 0) return days;
-    const from = Math.floor(Math.min(...buckets.map((bucket) => bucket.from)) / DAY) * DAY;
-    const to = Math.max(...buckets.map((bucket) => bucket.to));
-    const { rows } = await client.query<{ day_ms: number; fingerprint: string }>(FINGERPRINTS_SQL, [
-      scope.merchantId, scope.mode, new Date(from), new Date(to),
-    ]);
-    for (const row of rows) days.set(row.day_ms, row.fingerprint);
-    return days;
   }
 }
 
