@@ -173,7 +173,7 @@ export async function createApp(config: Config, options: CreateAppOptions): Prom
   // Whole buckets' figures between reads (never stale: checked against the rows' versions in each read's snapshot).
   const statBucketCache = new StatBucketCache();
   const signInAttempts = redis ? new RedisAttemptCounter(redis, new MemoryAttemptCounter()) : new MemoryAttemptCounter();
-  const stores = buildStores({ config, database, secrets, publicUrls, orderService, bus, logger, audit: storeAuditLog(database.prisma) });
+  const stores = buildStores({ config, database, secrets, publicUrls, orderService, bus, logger, audit: storeAuditLog() });
   const services: AppServices = {
     config,
     database,

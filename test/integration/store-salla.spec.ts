@@ -432,6 +432,13 @@ describe("Salla uninstall and disconnect", () => {
     const connection = (await connections(admin.graphql)).find((entry: any) => entry.shop === "8080");
     const response = await admin.graphql.query(DISCONNECT_STORE, { id: connection.id });
     expect(response.body.data.disconnectStore.connection).toEqual({ id: connection.id, status: "DISCONNECTED" });
+    // In the audit log (written in the disconnect's own transaction), by the signed-in user; the store's own
+    // uninstall above has no actor of the audit log's kinds and is only in the connection's activity.
+    const entries = await server.app.services.database.prisma.auditEntry.findMany({
+      where: { merchantId: shop.id, action: "store.disconnected" },
+      select: { actorKind: true, target: true },
+    });
+    expect(entries).toEqual([{ actorKind: "user", target: connection.id }]);
     const data = salla.orderData();
     expect((await salla.deliver(webhookUrl, salla.event("order.created", 8080, data))).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 300));

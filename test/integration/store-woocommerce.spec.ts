@@ -96,6 +96,12 @@ describe("connecting a WooCommerce store", () => {
     expect(row.credentials).not.toContain(store.consumerSecret);
     expect(row.credentials).not.toContain(webhook.secret);
     expect(JSON.stringify(row.settings)).not.toContain(store.consumerSecret);
+    // One audit entry, by the signed-in user, written in the connection's transaction; the refused attempts wrote none.
+    const audit = await server.app.services.database.prisma.auditEntry.findMany({
+      where: { merchantId: shop.id, action: "store.connected" },
+      select: { actorKind: true, actorLabel: true, target: true },
+    });
+    expect(audit).toEqual([{ actorKind: "user", actorLabel: expect.stringContaining("@"), target: connectionId }]);
   });
 
   it("refuses the same store for another merchant", async () => {

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { PrismaClient } from "../../generated/prisma/client.ts";
+import type { Prisma, PrismaClient } from "../../generated/prisma/client.ts";
 import { newId } from "../ids.ts";
 import type { MerchantScope } from "../orders/order.repository.ts";
 import type { StorePlatform } from "./store-connector.ts";
@@ -127,6 +127,9 @@ const RECEIVE_SQL = `
   ON CONFLICT (platform, webhook_id) DO NOTHING
   RETURNING id`;
 
+/** Work done inside a connection change's transaction, given the connection's id. */
+export type InTransaction = (tx: Prisma.TransactionClient, connectionId: string) => Promise<void>;
+
 export class StoreRepository {
   private readonly receipts: PendingReceipt[] = [];
   private receiptsInFlight = 0;
@@ -187,6 +190,8 @@ export class StoreRepository {
     settings: object,
     seal: (connectionId: string) => { credentials: string; tokenExpiresAt: Date | null },
     now: Date,
+    /** Written in the connection's own transaction (the audit entry and the activity of the change). */
+    alongside: InTransaction = async () => undefined,
   ): Promise<{ connection: ConnectionRecord; created: boolean } | null> {
     return this.prisma.$transaction(async (tx) => {
       const owner = await tx.storeConnection.findFirst({ where: { platform, activeShop: shop }, select: { id: true, merchantId: true, mode: true } });
@@ -212,6 +217,7 @@ export class StoreRepository {
               data: { id, merchantId: scope.merchantId, mode: scope.mode, platform, shop, settings, createdAt: now, ...data },
               select: CONNECTION_SELECT,
             });
+        await alongside(tx, connection.id);
         return { connection: connection as ConnectionRecord, created: !existing };
       } catch (error) {
         // Another merchant connected the shop meanwhile (unique active_shop).
@@ -226,19 +232,20 @@ export class StoreRepository {
   }
 
   /** Stops everything: no credentials kept, later deliveries ignored, pending write-backs dropped. */
-  async disconnect(id: string, now: Date): Promise<ConnectionRecord> {
-    const [connection] = await this.prisma.$transaction([
-      this.prisma.storeConnection.update({
+  async disconnect(id: string, now: Date, alongside: InTransaction = async () => undefined): Promise<ConnectionRecord> {
+    return this.prisma.$transaction(async (tx) => {
+      const connection = await tx.storeConnection.update({
         where: { id },
         data: { status: "disconnected", activeShop: null, credentials: null, tokenExpiresAt: null, refreshLeaseUntil: null, updatedAt: now },
         select: CONNECTION_SELECT,
-      }),
-      this.prisma.storeWriteback.updateMany({
+      });
+      await tx.storeWriteback.updateMany({
         where: { connectionId: id, status: "pending" },
         data: { status: "failed", lastError: "store disconnected", leaseUntil: null, updatedAt: now },
-      }),
-    ]);
-    return connection as ConnectionRecord;
+      });
+      await alongside(tx, id);
+      return connection as ConnectionRecord;
+    });
   }
 
   async markStatus(id: string, status: ConnectionStatus, now: Date): Promise<void> {
@@ -272,8 +279,8 @@ export class StoreRepository {
 
   // --- activity ----------------------------------------------------------------------------------------------
 
-  async addActivity(connectionId: string, entry: Omit<ActivityRecord, "at">, at: Date): Promise<void> {
-    await this.prisma.storeActivity.create({
+  async addActivity(connectionId: string, entry: Omit<ActivityRecord, "at">, at: Date, tx: Prisma.TransactionClient = this.prisma): Promise<void> {
+    await tx.storeActivity.create({
       data: { id: newId(), connectionId, at, kind: entry.kind, storeOrderId: entry.storeOrderId, orderId: entry.orderId, detail: (entry.detail ?? {}) as object },
     });
   }

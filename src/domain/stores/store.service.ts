@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { Prisma } from "../../generated/prisma/client.ts";
 import { DuplicateExternalOrderIdError, ProviderRejectedError, ProviderUnavailableError, ValidationError } from "../errors.ts";
 import { isUuid } from "../ids.ts";
 import type { MerchantScope } from "../orders/order.repository.ts";
@@ -28,16 +29,19 @@ export interface StoreConnectionView {
 }
 
 /**
- * Where security-relevant store changes are recorded (SPEC §14 audit log: `store.connected`,
- * `store.disconnected`). The audit log lands with issue 19; until it is wired at merge, this is a no-op.
+ * Where security-relevant store changes are recorded (SPEC §14 audit log: `store.connected`, `store.disconnected`),
+ * inside the change's own transaction (never a change without its entry).
  */
 export interface StoreAuditSink {
-  record(entry: { merchantId: string; action: "store.connected" | "store.disconnected"; target: string; actor: StoreActor }): void | Promise<void>;
+  record(
+    tx: Prisma.TransactionClient,
+    entry: { merchantId: string; action: "store.connected" | "store.disconnected"; target: string; actor: StoreActor },
+  ): Promise<void>;
 }
 
 export type StoreActor = { kind: "USER"; id: string } | { kind: "STORE"; id: string };
 
-export const NO_AUDIT: StoreAuditSink = { record: () => undefined };
+export const NO_AUDIT: StoreAuditSink = { record: async () => undefined };
 
 /** Access tokens are refreshed this long before they expire. */
 const REFRESH_AHEAD_MS = 5 * 60 * 1000;
@@ -106,9 +110,11 @@ export class StoreService {
     const connection = await this.inScope(scope, id);
     if (connection.status === "disconnected") return toView(connection);
     await this.release(connection);
-    const updated = await this.stores.disconnect(connection.id, this.clock());
-    await this.stores.addActivity(connection.id, { kind: "disconnected", storeOrderId: null, orderId: null, detail: { by: actor.kind.toLowerCase() } }, this.clock());
-    await this.audit.record({ merchantId: connection.merchantId, action: "store.disconnected", target: connection.id, actor });
+    const now = this.clock();
+    const updated = await this.stores.disconnect(connection.id, now, async (tx) => {
+      await this.stores.addActivity(connection.id, { kind: "disconnected", storeOrderId: null, orderId: null, detail: { by: actor.kind.toLowerCase() } }, now, tx);
+      await this.audit.record(tx, { merchantId: connection.merchantId, action: "store.disconnected", target: connection.id, actor });
+    });
     return toView(updated);
   }
 
@@ -171,10 +177,12 @@ export class StoreService {
       defaultSettings(platform),
       (id) => ({ credentials: this.seal(id, credentials), tokenExpiresAt: expiryOf(credentials) }),
       this.clock(),
+      async (tx, id) => {
+        await this.stores.addActivity(id, { kind: "connected", storeOrderId: null, orderId: null, detail: { shop } }, this.clock(), tx);
+        await this.audit.record(tx, { merchantId: scope.merchantId, action: "store.connected", target: id, actor });
+      },
     );
     if (!result) return null;
-    await this.stores.addActivity(result.connection.id, { kind: "connected", storeOrderId: null, orderId: null, detail: { shop } }, this.clock());
-    await this.audit.record({ merchantId: scope.merchantId, action: "store.connected", target: result.connection.id, actor });
     return toView(result.connection);
   }
 
@@ -419,11 +427,14 @@ export class StoreService {
 
   private async applyEvent(connection: ConnectionRecord, event: Exclude<StoreEvent, { kind: "order_created" }>): Promise<void> {
     switch (event.kind) {
-      case "uninstalled":
-        await this.stores.disconnect(connection.id, this.clock());
-        await this.activity(connection.id, "disconnected", null, null, { by: "store", reason: "app uninstalled" });
-        await this.audit.record({ merchantId: connection.merchantId, action: "store.disconnected", target: connection.id, actor: { kind: "STORE", id: connection.shop } });
+      case "uninstalled": {
+        const now = this.clock();
+        await this.stores.disconnect(connection.id, now, async (tx) => {
+          await this.stores.addActivity(connection.id, { kind: "disconnected", storeOrderId: null, orderId: null, detail: { by: "store", reason: "app uninstalled" } }, now, tx);
+          await this.audit.record(tx, { merchantId: connection.merchantId, action: "store.disconnected", target: connection.id, actor: { kind: "STORE", id: connection.shop } });
+        });
         break;
+      }
       case "customer_redact": {
         const phones = event.phones.map((phone) => normalisePhone(phone, null)).filter((phone): phone is string => phone !== null);
         const count = await this.stores.redact(connection.id, event.storeOrderIds, phones);
