@@ -6,6 +6,7 @@ import { ShopifyConnector } from "../../src/providers/shopify/shopify.connector.
 import { consoleSession, type ConsoleSession } from "../support/console.ts";
 import { FakeShopify, shopifyOrder } from "../support/fake-shopify.ts";
 import { startTestServer, type TestServer, type TestMerchant } from "../support/server.ts";
+import { orderInput } from "../support/fixtures.ts";
 import { eventually } from "../support/webhooks.ts";
 import { DISCONNECT_STORE, installShop, onServer, STORE_CONNECTIONS, UPDATE_STORE } from "../support/shopify-install.ts";
 
@@ -405,6 +406,28 @@ describe("Shopify connector", () => {
       await eventually(() => server.app.services.database.prisma.storeDelivery.findFirst({ where: { shop, status: "pending" } }), (pending) => pending === null);
       expect(await orderByStoreId(order.id)).toBeNull();
       expect(onServer(server, "http://localhost:1/x?y=1")).toBe(`${server.baseUrl}/x?y=1`);
+    });
+
+    it("erases the shop's customers on shop/redact, which Shopify sends 48 hours after the uninstall (no live connection)", async () => {
+      const prisma = server.app.services.database.prisma;
+      const fromShop = () =>
+        prisma.order.findMany({ where: { merchantId: merchant.id, externalOrderId: { startsWith: "shopify:" } }, select: { customerName: true, customerPhone: true } });
+      // The shop's orders as they were before the customer's redaction above (which named every one of them).
+      await prisma.order.updateMany({
+        where: { merchantId: merchant.id, externalOrderId: { startsWith: "shopify:" } },
+        data: { customerName: "Layla Again", customerPhone: "966501234567" },
+      });
+      expect((await fromShop()).length).toBeGreaterThan(1);
+      const other = await server.merchant("Not Shopify");
+      const untouched = await other.test.post("/api/v1/orders", orderInput());
+      expect(untouched.status).toBe(201);
+      expect((await fake.sendWebhook(webhookUrl, shop, "shop/redact", JSON.stringify({ shop_id: 954889, shop_domain: shop }))).status).toBe(200);
+      const after = await eventually(fromShop, (orders) => orders.every((order) => order.customerName === "Redacted"));
+      expect(after.length).toBeGreaterThan(1);
+      expect(after.every((order) => order.customerPhone === "0")).toBe(true);
+      expect(await activity("shop_redacted")).toHaveLength(1);
+      // Only that shop's orders.
+      expect((await prisma.order.findUniqueOrThrow({ where: { id: untouched.body.id } })).customerName).not.toBe("Redacted");
     });
   });
 });

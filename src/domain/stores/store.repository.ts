@@ -179,6 +179,11 @@ export class StoreRepository {
     return new Map(rows.map((row) => [row.shop, row]));
   }
 
+  /** Every connection a shop has had, live or not, for any merchant (privacy requests reach uninstalled shops too). */
+  async findAllByShop(platform: StorePlatform, shop: string): Promise<ConnectionRecord[]> {
+    return (await this.prisma.storeConnection.findMany({ where: { platform, shop }, select: CONNECTION_SELECT })) as ConnectionRecord[];
+  }
+
   /**
    * Connects (or reconnects) a shop for the scope: a new row, or the scope's earlier row of that shop made live
    * again with its new credentials. Returns null when the shop is live under another merchant or mode.

@@ -364,7 +364,18 @@ export class StoreService {
     for (const delivery of deliveries) {
       const connection = connections.get(`${delivery.platform}:${delivery.shop}`);
       const connector = this.connector(delivery.platform);
-      // A shop nobody has connected (or disconnected): answered already, nothing to do.
+      if (!connection && connector && delivery.payload !== null) {
+        // A shop with no live connection: only a privacy request still applies (Shopify sends shop/redact 48 hours
+        // after an uninstall), to every connection the shop has had.
+        try {
+          await this.applyPrivacyRequest(delivery, connector);
+          done.push({ id: delivery.id, connectionId: null });
+        } catch (error) {
+          failed.push({ id: delivery.id, error });
+        }
+        continue;
+      }
+      // A platform we do not serve, or a delivery whose text was not stored: answered already, nothing to do.
       if (!connection || !connector || delivery.payload === null) {
         done.push({ id: delivery.id, connectionId: connection?.id ?? null });
         continue;
@@ -423,6 +434,19 @@ export class StoreService {
     await Promise.all(Array.from({ length: Math.min(INTAKE_CONCURRENCY, orders.length) }, worker));
     await this.stores.recordIntake(results, this.clock());
     return { done, failed };
+  }
+
+  /** A privacy request for a shop that is not connected now: applied to each connection it has had (none: nothing). */
+  private async applyPrivacyRequest(delivery: IntakeDelivery, connector: StoreConnector): Promise<void> {
+    let body: unknown;
+    try {
+      body = JSON.parse(delivery.payload!);
+    } catch {
+      return;
+    }
+    const event = connector.parse(delivery.topic, body);
+    if (event.kind !== "customer_redact" && event.kind !== "shop_redact" && event.kind !== "data_request") return;
+    for (const past of await this.stores.findAllByShop(delivery.platform, delivery.shop)) await this.applyEvent(past, event);
   }
 
   private async applyEvent(connection: ConnectionRecord, event: Exclude<StoreEvent, { kind: "order_created" }>): Promise<void> {
