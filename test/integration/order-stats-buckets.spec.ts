@@ -54,7 +54,7 @@ const orderArb = fc.record({
   sending: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
   live: fc.integer({ min: 0, max: 7 }).map((n) => n === 0),
 });
-const CHANGES = ["confirm", "cancelByCustomer", "cancelByMerchant", "stepFirst", "fail", "expire", "delivery", "delete", "bulkExpire", "laterStep", "accept"] as const;
+const CHANGES = ["confirm", "cancelByCustomer", "cancelByMerchant", "stepFirst", "fail", "expire", "delivery", "delete", "bulkExpire", "laterStep", "accept", "swap"] as const;
 const changeArb = fc.record({ kind: fc.constantFrom(...CHANGES), target: fc.nat(), after: fc.integer({ min: 1, max: 2 * DAY }), code: fc.constantFrom(...CODES) });
 const queryArb = fc.record({
   zone: fc.constantFrom(...ZONES),
@@ -140,6 +140,16 @@ async function applyChange(merchantId: string, ids: string[], change: ChangeSpec
       return;
     case "accept":
       await pool.query("UPDATE orders SET send_state = 'accepted' WHERE id = $1", [id]);
+      return;
+    case "swap":
+      // An operator's one statement that swaps two orders' creation times (each keeps its time to answer): on one UTC
+      // day, the day's figures net to zero while its hours and quarters move.
+      await pool.query(
+        `UPDATE orders o SET created_at = other.created_at, updated_at = o.updated_at + (other.created_at - o.created_at)
+         FROM (VALUES ($1::uuid, $2::uuid), ($2::uuid, $1::uuid)) AS pair(id, other_id) JOIN orders other ON other.id = pair.other_id
+         WHERE o.id = pair.id`,
+        [id, ids[(change.target + 1) % ids.length]],
+      );
       return;
   }
 }
@@ -374,6 +384,28 @@ describe("the cache of whole buckets", () => {
     expect(grown.totals.created).toBe(first.totals.created + 1);
     expect(grown.totals.expired).toBe(1);
     await expectExact(shop, "test", params);
+  });
+
+  it("sees a statement whose changes cancel out over a UTC day (two orders of one day swapped: a new version of the day's row)", async () => {
+    const shop = await server.merchant("Swapped");
+    // Both on 2026-03-08 UTC, on either side of 18:30Z, so in different local days of Asia/Kolkata.
+    const [early, late] = await seedOrders(server, shop.id, history.slice(0, 2));
+    await expectExact(shop, "test", params);
+    const before = await read(shop);
+    const pool = server.app.services.database.pool;
+    // One statement: each takes the other's creation time, keeping its own time to answer.
+    await pool.query(
+      `UPDATE orders o SET created_at = other.created_at, updated_at = o.updated_at + (other.created_at - o.created_at)
+       FROM (VALUES ($1::uuid, $2::uuid), ($2::uuid, $1::uuid)) AS pair(id, other_id) JOIN orders other ON other.id = pair.other_id
+       WHERE o.id = pair.id`,
+      [early, late],
+    );
+    const after = await read(shop);
+    expect(after.totals.created).toBe(before.totals.created);
+    expect(after.buckets.map((bucket) => bucket.confirmed)).not.toEqual(before.buckets.map((bucket) => bucket.confirmed));
+    await expectExact(shop, "test", params);
+    await expectExact(shop, "test", { ...params, interval: "hour", to: "2026-03-09T18:30:00Z" });
+    expect((await verifier.verify(shop.id, { repair: false })).mismatches).toEqual([]);
   });
 
   it("keeps no bucket that ends off a quarter (read from the orders each time), and stays within its bound", async () => {

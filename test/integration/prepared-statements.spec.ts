@@ -32,7 +32,8 @@ describe("hot statements", () => {
     expect(read.map((response) => response.body.externalOrderId)).toEqual(created.map((response) => response.body.externalOrderId));
     const duplicate = await shop.test.post("/api/v1/orders", orderInput({ externalOrderId: "PREP-0" }));
     expect(duplicate.status).toBe(409);
-    // The statistics' buckets and fingerprints, twice (the second read's figures come from the cache but today's bucket).
+    // The statistics' buckets and fingerprints, twice (the second read takes today's whole day from the cache and
+    // reads the clipped ends again).
     const range = new URLSearchParams({ from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date(Date.now() + 86_400_000).toISOString() });
     for (let i = 0; i < 2; i++) {
       const stats = await shop.test.get(`/api/v1/stats/orders?${range}`);

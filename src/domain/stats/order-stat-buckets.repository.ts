@@ -290,7 +290,7 @@ export class OrderStatBucketsRepository {
         // One snapshot for the zone's buckets, the fingerprints and the figures; no JIT compilation: the planner's
         // estimate for the per-piece index probes is above jit_above_cost, and compiling took longer (~120 ms) than
         // the statement.
-        await client.query("BEGIN READ ONLY; SET LOCAL jit = off");
+        await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL jit = off");
         const from = range.from.getTime();
         const to = range.to.getTime();
         // The fingerprints of every UTC day the range touches (none without a cache).

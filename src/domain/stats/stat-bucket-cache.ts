@@ -6,8 +6,9 @@
  * Never stale: an entry is used only when the *fingerprint* it was computed with equals the one read in the same
  * snapshot as the rest of the answer. The fingerprint of a bucket is the row versions (slot and xmin) of the daily
  * rows of every UTC day the bucket touches, in order_stat_buckets and order_stat_failures. Every change of a figure
- * writes the daily rows of its order's day in the same statement as the finer rows (a new row version, with the
- * writing transaction's id), so a changed figure always changes the fingerprint; the repair of `ocs stats verify`
+ * writes the daily row of its order's day in the same statement as the finer rows (a new row version, with the
+ * writing transaction's id), even when the day's own figures net to zero (migration
+ * 20261126000000_stats_daily_row_versions), so a changed figure always changes the fingerprint; the repair of `ocs stats verify`
  * rewrites the daily rows of every day it repairs for the same reason. Folding slots changes the fingerprint without
  * changing a figure: the bucket is read again once. Nothing is shared between instances and nothing survives a restart.
  */

@@ -604,7 +604,8 @@ export class StoreRepository {
   /**
    * Erases the customer's personal data from our orders that came from this connection (Shopify's
    * customers/redact and shop/redact): name, phone, address and note on the order, and the same fields in its
-   * stored events. `storeOrderIds` null: every order of the connection.
+   * stored events. `storeOrderIds` null: every order of the connection. updatedAt is left alone: for an answered
+   * order it is the answer's time, which the statistics read.
    */
   async redact(connectionId: string, storeOrderIds: string[] | null, phones: string[]): Promise<number> {
     const { rows } = await this.pool.query<{ count: number }>(
@@ -613,7 +614,7 @@ export class StoreRepository {
          JOIN orders o ON o.merchant_id = so.merchant_id AND o.mode = so.mode AND o.external_order_id = so.external_order_id
          WHERE so.connection_id = $1 AND ($2::text[] IS NULL OR so.store_order_id = ANY($2::text[]) OR o.customer_phone = ANY($3::text[]))
        ), orders_done AS (
-         UPDATE orders o SET customer_name = 'Redacted', customer_phone = '0', customer_address = NULL, note = NULL, updated_at = now()
+         UPDATE orders o SET customer_name = 'Redacted', customer_phone = '0', customer_address = NULL, note = NULL
          FROM targets WHERE o.id = targets.id
          RETURNING o.id
        ), events_done AS (

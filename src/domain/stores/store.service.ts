@@ -364,19 +364,8 @@ export class StoreService {
     for (const delivery of deliveries) {
       const connection = connections.get(`${delivery.platform}:${delivery.shop}`);
       const connector = this.connector(delivery.platform);
-      if (!connection && connector && delivery.payload !== null) {
-        // A shop with no live connection: only a privacy request still applies (Shopify sends shop/redact 48 hours
-        // after an uninstall), to every connection the shop has had.
-        try {
-          await this.applyPrivacyRequest(delivery, connector);
-          done.push({ id: delivery.id, connectionId: null });
-        } catch (error) {
-          failed.push({ id: delivery.id, error });
-        }
-        continue;
-      }
       // A platform we do not serve, or a delivery whose text was not stored: answered already, nothing to do.
-      if (!connection || !connector || delivery.payload === null) {
+      if (!connector || delivery.payload === null) {
         done.push({ id: delivery.id, connectionId: connection?.id ?? null });
         continue;
       }
@@ -384,11 +373,29 @@ export class StoreService {
       try {
         body = JSON.parse(delivery.payload);
       } catch {
-        results.push({ connectionId: connection.id, storeOrderId: null, orderId: null, skipped: null, kind: "order_skipped", detail: { reason: "invalid", detail: "body is not JSON" } });
-        done.push({ id: delivery.id, connectionId: connection.id });
+        if (connection) {
+          results.push({ connectionId: connection.id, storeOrderId: null, orderId: null, skipped: null, kind: "order_skipped", detail: { reason: "invalid", detail: "body is not JSON" } });
+        }
+        done.push({ id: delivery.id, connectionId: connection?.id ?? null });
         continue;
       }
       const event = connector.parse(delivery.topic, body);
+      if (isPrivacyRequest(event)) {
+        // A privacy request applies to every connection the shop has had, live or not (Shopify sends shop/redact
+        // 48 hours after an uninstall; an earlier merchant or the other mode may hold the shop's customers too).
+        try {
+          for (const past of await this.stores.findAllByShop(delivery.platform, delivery.shop)) await this.applyEvent(past, event);
+          done.push({ id: delivery.id, connectionId: connection?.id ?? null });
+        } catch (error) {
+          failed.push({ id: delivery.id, error });
+        }
+        continue;
+      }
+      // A shop nobody has connected now (or disconnected): answered already, nothing else to do.
+      if (!connection) {
+        done.push({ id: delivery.id, connectionId: null });
+        continue;
+      }
       if (event.kind === "order_created") {
         orders.push({ delivery, connection, connector, storeOrderId: event.storeOrderId, order: event.order });
         continue;
@@ -434,19 +441,6 @@ export class StoreService {
     await Promise.all(Array.from({ length: Math.min(INTAKE_CONCURRENCY, orders.length) }, worker));
     await this.stores.recordIntake(results, this.clock());
     return { done, failed };
-  }
-
-  /** A privacy request for a shop that is not connected now: applied to each connection it has had (none: nothing). */
-  private async applyPrivacyRequest(delivery: IntakeDelivery, connector: StoreConnector): Promise<void> {
-    let body: unknown;
-    try {
-      body = JSON.parse(delivery.payload!);
-    } catch {
-      return;
-    }
-    const event = connector.parse(delivery.topic, body);
-    if (event.kind !== "customer_redact" && event.kind !== "shop_redact" && event.kind !== "data_request") return;
-    for (const past of await this.stores.findAllByShop(delivery.platform, delivery.shop)) await this.applyEvent(past, event);
   }
 
   private async applyEvent(connection: ConnectionRecord, event: Exclude<StoreEvent, { kind: "order_created" }>): Promise<void> {
@@ -551,4 +545,10 @@ function hasUnstorableText(payload: string): boolean {
   } catch {
     return false; // not JSON: the intake skips it as it does any malformed delivery
   }
+}
+
+type PrivacyRequest = Extract<StoreEvent, { kind: "customer_redact" | "shop_redact" | "data_request" }>;
+
+function isPrivacyRequest(event: StoreEvent): event is PrivacyRequest {
+  return event.kind === "customer_redact" || event.kind === "shop_redact" || event.kind === "data_request";
 }
